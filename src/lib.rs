@@ -1,0 +1,57 @@
+//! # narrowphase
+//!
+//! A `#![no_std]`, allocation-free, bounded collision-detection kernel for
+//! robot controllers: proximity queries between convex bodies seen through
+//! their support functions (GJK, EPA, MPR).
+//!
+//! - [`math`]: the [`Real`](math::Real) scalar trait (f32 and f64), the
+//!   hardware square root on Cortex-M4F.
+//! - [`shape`]: primitives with support maps, the fixed-data convex polytope
+//!   with hill climbing, placements, Minkowski sums, hulls.
+//! - [`query`]: the shared vocabulary — three-valued outcomes with
+//!   certificates, budgets, errors.
+//! - [`support`]: GJK (distance, intersection, warm start), EPA, MPR.
+//!
+//! Every loop has a hard cap, no query panics, and "undetermined" is never
+//! reported as "separated".
+//!
+//! ```
+//! use narrowphase::prelude::*;
+//! use nalgebra::{Translation3, Vector3};
+//!
+//! let a = Placed::new(Sphere::new(1.0_f32).unwrap(), Pose::identity());
+//! let b = Placed::new(
+//!     Cuboid::new(Vector3::new(1.0, 1.0, 1.0)).unwrap(),
+//!     Pose::from_parts(Translation3::new(3.0, 0.0, 0.0), Default::default()),
+//! );
+//! match gjk::distance(&a, &b, &Budget::default(), &mut GjkCache::default()) {
+//!     GjkOutcome::Separated(s) => assert!((s.distance - 1.0).abs() < 1e-4),
+//!     other => panic!("{other:?}"),
+//! }
+//! ```
+#![no_std]
+#![deny(missing_docs)]
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
+
+#[cfg(feature = "std")]
+extern crate std;
+
+pub mod math;
+pub mod query;
+pub mod shape;
+pub mod support;
+
+/// The names most users need.
+pub mod prelude {
+    pub use crate::math::{Pt3, Real, Vec3};
+    pub use crate::query::{
+        Bounds, Budget, Penetration, Proximity, Separation, ShapeError, Undetermined, Witness,
+    };
+    pub use crate::shape::{
+        Affine, Bounded, Capsule, Cone, ConvexHull, Cuboid, Cylinder, Ellipsoid, MinkowskiSum,
+        Placed, Polytope, PolytopeData, Pose, Rounded, Sphere, SupportHint, SupportMap,
+    };
+    pub use crate::support::gjk::{self, GjkCache, GjkOutcome};
+    pub use crate::support::{epa, mpr};
+}

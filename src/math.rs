@@ -1,0 +1,250 @@
+//! The math layer: one scalar trait for `f32` and `f64`, vector aliases, and the
+//! few scalar kernels the queries need.
+//!
+//! # Why a trait and not a compile-time alias
+//! Cargo unifies features across a dependency graph, so an `f64` *feature* would
+//! silently switch every other user of the crate in the same firmware image.
+//! A generic [`Real`] keeps both precisions available side by side and keeps
+//! features additive. Everything in the kernel is generic over `R: Real`.
+//!
+//! # Square root
+//! [`Real::sqrt`] is the only square root the kernel calls, and it is correctly
+//! rounded on every target, so host tests and the MCU compute the same bits:
+//! - `thumbv7em-none-eabihf` (and every other hard-float Arm target): the FPU's
+//!   `vsqrt.f32` through `core::arch::asm!` — one instruction instead of the
+//!   ~100 integer instructions `libm::sqrtf` compiles to there;
+//! - everywhere else, and for `f64` on single-precision FPUs: `libm::sqrt{f,}`,
+//!   which is IEEE correctly rounded like the hardware instruction.
+//!
+//! micromath's approximate square root is deliberately not used: it differs
+//! from the exact value by percents (√169 → 13.28), and std's inherent `sqrt`
+//! silently takes priority over it on host builds, so host tests would no
+//! longer describe what the MCU computes.
+//!
+//! Do not call nalgebra's `norm()`/`normalize()` in kernel code: they go
+//! through simba's `ComplexField::sqrt`, which is `libm` on every target.
+//! Use [`norm`] and [`normalize`] from this module.
+
+use nalgebra::{Matrix3, Point3, RealField, Vector3};
+
+/// 3D vector.
+pub type Vec3<R> = Vector3<R>;
+/// 3D point.
+pub type Pt3<R> = Point3<R>;
+/// 3×3 matrix.
+pub type Mat3<R> = Matrix3<R>;
+
+/// The scalar type of the kernel: `f32` or `f64`.
+///
+/// It extends nalgebra's [`RealField`] (so vectors and matrices work) with the
+/// constants and kernels whose exact behaviour the kernel depends on.
+pub trait Real: RealField + Copy + core::fmt::Debug + Default + 'static {
+    /// Machine epsilon.
+    const EPSILON: Self;
+    /// Largest finite value.
+    const MAX: Self;
+    /// Smallest positive normal value.
+    const MIN_POSITIVE: Self;
+    /// Positive infinity.
+    const INFINITY: Self;
+    /// 0.
+    const ZERO: Self;
+    /// 1.
+    const ONE: Self;
+    /// 2.
+    const TWO: Self;
+    /// 0.5.
+    const HALF: Self;
+
+    /// Correctly rounded square root (hardware instruction where the target
+    /// has one; see the module docs). Negative input gives NaN.
+    fn sqrt(self) -> Self;
+    /// `true` when neither NaN nor infinite.
+    fn finite(self) -> bool;
+    /// Conversion from `f64` (rounded to nearest for `f32`).
+    fn lit(x: f64) -> Self;
+    /// Conversion to `f64` (exact for both types).
+    fn to_f64(self) -> f64;
+    /// Absolute value.
+    fn abs_(self) -> Self;
+}
+
+#[inline(always)]
+fn sqrt_f32(x: f32) -> f32 {
+    #[cfg(all(target_arch = "arm", target_abi = "eabihf"))]
+    {
+        let y: f32;
+        // SAFETY: `vsqrt.f32` reads one S register and writes one; no memory,
+        // no flags. Hard-float Arm ABIs guarantee the FPU is present.
+        unsafe {
+            core::arch::asm!("vsqrt.f32 {0}, {1}", lateout(sreg) y, in(sreg) x,
+                options(pure, nomem, nostack, preserves_flags));
+        }
+        y
+    }
+    #[cfg(not(all(target_arch = "arm", target_abi = "eabihf")))]
+    {
+        libm::sqrtf(x)
+    }
+}
+
+macro_rules! impl_real {
+    ($t:ty, $sqrt:expr) => {
+        impl Real for $t {
+            const EPSILON: Self = <$t>::EPSILON;
+            const MAX: Self = <$t>::MAX;
+            const MIN_POSITIVE: Self = <$t>::MIN_POSITIVE;
+            const INFINITY: Self = <$t>::INFINITY;
+            const ZERO: Self = 0.0;
+            const ONE: Self = 1.0;
+            const TWO: Self = 2.0;
+            const HALF: Self = 0.5;
+            #[inline(always)]
+            fn sqrt(self) -> Self {
+                $sqrt(self)
+            }
+            #[inline(always)]
+            fn finite(self) -> bool {
+                <$t>::is_finite(self)
+            }
+            #[inline(always)]
+            fn lit(x: f64) -> Self {
+                x as $t
+            }
+            #[inline(always)]
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+            #[inline(always)]
+            fn abs_(self) -> Self {
+                <$t>::abs(self)
+            }
+        }
+    };
+}
+
+impl_real!(f32, sqrt_f32);
+impl_real!(f64, libm::sqrt);
+
+/// Euclidean length with the kernel's square root.
+#[inline(always)]
+pub fn norm<R: Real>(v: &Vec3<R>) -> R {
+    Real::sqrt(v.dot(v))
+}
+
+/// `v / |v|`, or `None` when `v` is zero or not finite.
+#[inline]
+pub fn normalize<R: Real>(v: &Vec3<R>) -> Option<Vec3<R>> {
+    let n = norm(v);
+    if n > R::ZERO && n.finite() {
+        Some(v / n)
+    } else {
+        None
+    }
+}
+
+/// `true` when every component is finite.
+#[inline(always)]
+pub fn finite_vec<R: Real>(v: &Vec3<R>) -> bool {
+    v.x.finite() && v.y.finite() && v.z.finite()
+}
+
+/// Largest absolute component (a cheap, sqrt-free scale).
+#[inline(always)]
+pub fn max_abs<R: Real>(v: &Vec3<R>) -> R {
+    let (x, y, z) = (v.x.abs_(), v.y.abs_(), v.z.abs_());
+    let m = if x > y { x } else { y };
+    if m > z {
+        m
+    } else {
+        z
+    }
+}
+
+/// `+1` for `x >= 0` (and for `+0`/`-0`), `-1` otherwise — the `sgn` of the
+/// GJK paper §4.1, which must never return 0 for a support point.
+#[inline(always)]
+pub fn sgn<R: Real>(x: R) -> R {
+    if x < R::ZERO {
+        -R::ONE
+    } else {
+        R::ONE
+    }
+}
+
+/// NaN-aware maximum: returns `a` when `b` is NaN.
+#[inline(always)]
+pub fn max<R: Real>(a: R, b: R) -> R {
+    if b > a {
+        b
+    } else {
+        a
+    }
+}
+
+/// NaN-aware minimum: returns `a` when `b` is NaN.
+#[inline(always)]
+pub fn min<R: Real>(a: R, b: R) -> R {
+    if b < a {
+        b
+    } else {
+        a
+    }
+}
+
+/// Any unit vector orthogonal to `n` (which must be unit length).
+#[inline]
+pub fn any_orthogonal<R: Real>(n: &Vec3<R>) -> Vec3<R> {
+    // Cross with the axis least aligned with n: |result| >= sqrt(2/3).
+    let a = n.map(|c| c.abs_());
+    let axis = if a.x <= a.y && a.x <= a.z {
+        Vec3::x()
+    } else if a.y <= a.z {
+        Vec3::y()
+    } else {
+        Vec3::z()
+    };
+    let c = n.cross(&axis);
+    normalize(&c).unwrap_or_else(Vec3::x)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sqrt_is_correctly_rounded() {
+        // Reference: f64 sqrt of the f32 input, rounded once (exact for f32).
+        let mut x = 1.0e-30_f32;
+        while x < 1.0e30 {
+            let reference = (libm::sqrt(x as f64)) as f32;
+            assert_eq!(Real::sqrt(x), reference, "sqrt({x})");
+            x *= 1.37;
+        }
+        assert_eq!(Real::sqrt(169.0_f32), 13.0);
+        assert!(Real::sqrt(-1.0_f32).is_nan());
+        assert_eq!(Real::sqrt(2.0_f64), core::f64::consts::SQRT_2);
+    }
+
+    #[test]
+    fn normalize_rejects_zero_and_nan() {
+        assert!(normalize(&Vec3::<f32>::zeros()).is_none());
+        assert!(normalize(&Vec3::new(f32::NAN, 0.0, 0.0)).is_none());
+        let n = normalize(&Vec3::new(3.0_f64, 4.0, 0.0)).unwrap();
+        assert!((n - Vec3::new(0.6, 0.8, 0.0)).norm() < 1e-15);
+    }
+
+    #[test]
+    fn orthogonal_is_orthogonal_unit() {
+        for n in [
+            Vec3::x(),
+            Vec3::y(),
+            Vec3::z(),
+            Vec3::new(0.6_f64, 0.0, 0.8),
+        ] {
+            let o = any_orthogonal(&n);
+            assert!(o.dot(&n).abs() < 1e-12);
+            assert!((o.norm() - 1.0).abs() < 1e-12);
+        }
+    }
+}

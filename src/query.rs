@@ -1,0 +1,190 @@
+//! The shared query vocabulary: outcomes, certified bounds, budgets, errors.
+//!
+//! Every query of every family answers with one of three things:
+//! - **separated**: the bodies are apart, with a distance and a certificate
+//!   `lower <= distance <= upper`;
+//! - **penetrating** (or intersecting): the bodies overlap;
+//! - **undetermined**: the method could not tell within its budget, its
+//!   capacity, or the numbers it was given — with an [`Undetermined`] reason and
+//!   the bounds it had reached. Undetermined is never reported as separated.
+
+use crate::math::{Pt3, Real, Vec3};
+
+/// Why a query could not decide.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Undetermined {
+    /// The iteration cap of the [`Budget`] was reached before the
+    /// tolerance was met.
+    IterationCap,
+    /// A fixed-capacity buffer (EPA faces/vertices, a queue) ran out.
+    OutOfCapacity,
+    /// The problem is degenerate for the method (flat simplex where a
+    /// volume was needed, no progress possible with the current precision).
+    Degenerate,
+    /// An input or an intermediate value was NaN or infinite.
+    NonFinite,
+}
+
+/// A typed error for input that no query can accept (found at
+/// construction time, before any query runs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum ShapeError {
+    /// A parameter was NaN or infinite.
+    NonFinite,
+    /// A size (radius, half-extent, height) was zero or negative.
+    NonPositiveSize,
+    /// Sizes so far apart that f32/f64 cannot represent the shape
+    /// (ratio of the largest to the smallest dimension above
+    /// [`MAX_ASPECT`](crate::shape::MAX_ASPECT)).
+    BadAspect,
+    /// A polytope failed validation; see the reason.
+    Polytope(crate::shape::PolytopeError),
+}
+
+/// A certified interval `lower <= value <= upper`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Bounds<R> {
+    /// Certified lower bound.
+    pub lower: R,
+    /// Certified upper bound.
+    pub upper: R,
+}
+
+impl<R: Real> Bounds<R> {
+    /// Nothing known: `[-inf, +inf]`.
+    pub fn unknown() -> Self {
+        Self {
+            lower: -R::INFINITY,
+            upper: R::INFINITY,
+        }
+    }
+    /// `upper - lower`.
+    pub fn gap(&self) -> R {
+        self.upper - self.lower
+    }
+    /// `lower <= x <= upper` (false for NaN).
+    pub fn contains(&self, x: R) -> bool {
+        self.lower <= x && x <= self.upper
+    }
+}
+
+/// Iteration cap and relative tolerance of an iterative query.
+///
+/// The tolerance is **relative**: each method multiplies it by the scale of
+/// its problem (for GJK the largest support-point magnitude seen, which also
+/// covers the cancellation error of `a − b` far from the origin). Callers on a
+/// hard real-time tick pass a smaller `max_iterations` and still get valid
+/// bounds (as an [`Undetermined::IterationCap`] outcome when it bites).
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Budget<R> {
+    /// Hard cap on iterations of the main loop.
+    pub max_iterations: u32,
+    /// Relative tolerance on the gap `upper - lower`.
+    pub tolerance: R,
+}
+
+impl<R: Real> Default for Budget<R> {
+    /// 64 iterations, tolerance `1000·ε` (≈1.2e-4 for f32, ≈2.2e-13 for f64).
+    fn default() -> Self {
+        Self {
+            max_iterations: 64,
+            tolerance: R::EPSILON * R::lit(1000.0),
+        }
+    }
+}
+
+impl<R: Real> Budget<R> {
+    /// A budget with the given cap and relative tolerance.
+    pub const fn new(max_iterations: u32, tolerance: R) -> Self {
+        Self {
+            max_iterations,
+            tolerance,
+        }
+    }
+}
+
+/// Closest (or deepest) points on the two bodies and the unit normal
+/// pointing from body A towards body B.
+///
+/// For a separated pair `point_b - point_a = distance · normal`; for a
+/// penetrating pair `point_a - point_b = depth · normal`, i.e. moving B by
+/// `depth · normal` separates the bodies.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Witness<R: Real> {
+    /// Point on (the surface of) body A, world frame.
+    pub point_a: Pt3<R>,
+    /// Point on (the surface of) body B, world frame.
+    pub point_b: Pt3<R>,
+    /// Unit normal from A towards B.
+    pub normal: Vec3<R>,
+}
+
+/// The answer for a separated pair.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Separation<R: Real> {
+    /// The distance reported: the length of the witness segment, always equal
+    /// to `bounds.upper` and attained by the witness points.
+    pub distance: R,
+    /// Certificate: `bounds.lower > 0` proves separation.
+    pub bounds: Bounds<R>,
+    /// Closest points and normal.
+    pub witness: Witness<R>,
+}
+
+/// The answer for a penetrating pair.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Penetration<R: Real> {
+    /// Penetration depth: the length of the smallest translation that
+    /// separates the bodies (EPA's definition), between the bounds.
+    pub depth: R,
+    /// Certificate on the depth.
+    pub bounds: Bounds<R>,
+    /// Deepest points and normal (`point_a - point_b = depth · normal`).
+    pub witness: Witness<R>,
+}
+
+/// The three-valued proximity of two bodies.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Proximity<R: Real> {
+    /// Apart, with distance and witness points.
+    Separated(Separation<R>),
+    /// Overlapping, with depth and witness points.
+    Penetrating(Penetration<R>),
+    /// Could not tell; `bounds` bracket the *signed* distance (negative =
+    /// depth) as far as the method got.
+    Undetermined {
+        /// Why.
+        reason: Undetermined,
+        /// Signed-distance bounds reached so far.
+        bounds: Bounds<R>,
+    },
+}
+
+impl<R: Real> Proximity<R> {
+    /// `Some(true)` when penetrating, `Some(false)` when separated, `None`
+    /// when undetermined.
+    pub fn is_colliding(&self) -> Option<bool> {
+        match self {
+            Proximity::Separated(_) => Some(false),
+            Proximity::Penetrating(_) => Some(true),
+            Proximity::Undetermined { .. } => None,
+        }
+    }
+
+    /// The signed distance (negative depth when penetrating), if determined.
+    pub fn signed_distance(&self) -> Option<R> {
+        match self {
+            Proximity::Separated(s) => Some(s.distance),
+            Proximity::Penetrating(p) => Some(-p.depth),
+            Proximity::Undetermined { .. } => None,
+        }
+    }
+}

@@ -1,0 +1,52 @@
+//! Axis-aligned box with half-extents `h`. Support: `(sgn(vx)hx, sgn(vy)hy, sgn(vz)hz)`.
+
+use super::{check_sizes, Bounded, SupportMap};
+use crate::math::{norm, sgn, Pt3, Real, Vec3};
+use crate::query::ShapeError;
+
+/// A box centred at the origin, given by its half-extents.
+///
+/// ```
+/// use narrowphase::shape::{Cuboid, SupportMap};
+/// use nalgebra::Vector3;
+/// let b = Cuboid::new(Vector3::new(1.0_f32, 2.0, 3.0)).unwrap();
+/// let p = b.support(&Vector3::new(-1.0, 1.0, -1.0));
+/// assert_eq!((p.x, p.y, p.z), (-1.0, 2.0, -3.0));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Cuboid<R: Real> {
+    half: Vec3<R>,
+}
+
+impl<R: Real> Cuboid<R> {
+    /// A box with the given (positive, finite) half-extents.
+    pub fn new(half_extents: Vec3<R>) -> Result<Self, ShapeError> {
+        check_sizes(half_extents.as_slice())?;
+        Ok(Self { half: half_extents })
+    }
+    /// The half-extents.
+    pub fn half_extents(&self) -> Vec3<R> {
+        self.half
+    }
+}
+
+impl<R: Real> SupportMap<R> for Cuboid<R> {
+    #[inline]
+    fn support(&self, dir: &Vec3<R>) -> Pt3<R> {
+        Pt3::new(
+            sgn(dir.x) * self.half.x,
+            sgn(dir.y) * self.half.y,
+            sgn(dir.z) * self.half.z,
+        )
+    }
+    fn center(&self) -> Pt3<R> {
+        Pt3::origin()
+    }
+}
+
+impl<R: Real> Bounded<R> for Cuboid<R> {
+    fn bounding_sphere(&self) -> (Pt3<R>, R) {
+        (Pt3::origin(), norm(&self.half))
+    }
+}

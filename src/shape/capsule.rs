@@ -1,0 +1,58 @@
+//! Capsule: the segment from `(0,0,-h)` to `(0,0,h)` swept by a ball of radius
+//! `r`. Support: `(0, 0, sgn(vz)·h) + r·v/|v|` (a Minkowski sum, GJK paper §4.3).
+
+use super::{check_sizes, unit_or_zero, Bounded, SupportMap};
+use crate::math::{sgn, Pt3, Real, Vec3};
+use crate::query::ShapeError;
+
+/// A capsule along z: half-length `h` of the core segment, radius `r`.
+///
+/// ```
+/// use narrowphase::shape::{Capsule, SupportMap};
+/// use nalgebra::Vector3;
+/// let c = Capsule::new(1.0_f64, 0.5).unwrap();
+/// assert_eq!(c.support(&Vector3::z()).z, 1.5);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Capsule<R> {
+    half_length: R,
+    radius: R,
+}
+
+impl<R: Real> Capsule<R> {
+    /// Half-length of the core segment and radius (both positive, finite).
+    pub fn new(half_length: R, radius: R) -> Result<Self, ShapeError> {
+        check_sizes(&[half_length, radius])?;
+        Ok(Self {
+            half_length,
+            radius,
+        })
+    }
+    /// Half-length of the core segment.
+    pub fn half_length(&self) -> R {
+        self.half_length
+    }
+    /// Radius.
+    pub fn radius(&self) -> R {
+        self.radius
+    }
+}
+
+impl<R: Real> SupportMap<R> for Capsule<R> {
+    #[inline]
+    fn support(&self, dir: &Vec3<R>) -> Pt3<R> {
+        let mut p = unit_or_zero(dir) * self.radius;
+        p.z += sgn(dir.z) * self.half_length;
+        Pt3::from(p)
+    }
+    fn center(&self) -> Pt3<R> {
+        Pt3::origin()
+    }
+}
+
+impl<R: Real> Bounded<R> for Capsule<R> {
+    fn bounding_sphere(&self) -> (Pt3<R>, R) {
+        (Pt3::origin(), self.half_length + self.radius)
+    }
+}

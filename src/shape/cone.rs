@@ -1,0 +1,74 @@
+//! Capped cone along z with base radius `r` at `z = -h` and apex at `z = h`
+//! (GJK paper §4.1 with the axis on z): with `sin α = r / sqrt(r² + (2h)²)`,
+//! `s(v) = (0, 0, h)` if `vz > |v| sin α`, else the base rim point
+//! `(r·vx/σ, r·vy/σ, -h)` (or `(0, 0, -h)` when `σ = 0`).
+//!
+//! The origin is the mid-height point of the axis, not the centroid.
+
+use super::cylinder::disc_support;
+use super::{check_sizes, Bounded, SupportMap};
+use crate::math::{norm, Pt3, Real, Vec3};
+use crate::query::ShapeError;
+
+/// A solid cone along z, apex up.
+///
+/// ```
+/// use narrowphase::shape::{Cone, SupportMap};
+/// use nalgebra::Vector3;
+/// let c = Cone::new(1.0_f32, 0.5).unwrap();
+/// assert_eq!(c.support(&Vector3::z()).z, 1.0);   // the apex
+/// assert_eq!(c.support(&-Vector3::z()).z, -1.0); // the base
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Cone<R> {
+    half_height: R,
+    radius: R,
+    sin_alpha: R,
+}
+
+impl<R: Real> Cone<R> {
+    /// Half-height and base radius (both positive, finite).
+    pub fn new(half_height: R, radius: R) -> Result<Self, ShapeError> {
+        check_sizes(&[half_height, radius])?;
+        let two_h = half_height + half_height;
+        let sin_alpha = radius / Real::sqrt(radius * radius + two_h * two_h);
+        Ok(Self {
+            half_height,
+            radius,
+            sin_alpha,
+        })
+    }
+    /// Half-height.
+    pub fn half_height(&self) -> R {
+        self.half_height
+    }
+    /// Base radius.
+    pub fn radius(&self) -> R {
+        self.radius
+    }
+}
+
+impl<R: Real> SupportMap<R> for Cone<R> {
+    #[inline]
+    fn support(&self, dir: &Vec3<R>) -> Pt3<R> {
+        if dir.z > norm(dir) * self.sin_alpha {
+            Pt3::new(R::ZERO, R::ZERO, self.half_height)
+        } else {
+            let (x, y) = disc_support(dir, self.radius);
+            Pt3::new(x, y, -self.half_height)
+        }
+    }
+    fn center(&self) -> Pt3<R> {
+        // A point strictly inside: a quarter of the way up from the base.
+        Pt3::new(R::ZERO, R::ZERO, -self.half_height * R::HALF)
+    }
+}
+
+impl<R: Real> Bounded<R> for Cone<R> {
+    fn bounding_sphere(&self) -> (Pt3<R>, R) {
+        let r = self.radius;
+        let h = self.half_height;
+        (Pt3::origin(), Real::sqrt(r * r + h * h))
+    }
+}

@@ -1,0 +1,73 @@
+//! Capped cylinder along z, radius `r`, from `z = -h` to `z = h` (GJK paper
+//! §4.1 with the axis on z): with `σ = sqrt(vx² + vy²)`,
+//! `s(v) = (r·vx/σ, r·vy/σ, sgn(vz)·h)` if `σ > 0`, else `(0, 0, sgn(vz)·h)`.
+
+use super::{check_sizes, Bounded, SupportMap};
+use crate::math::{sgn, Pt3, Real, Vec3};
+use crate::query::ShapeError;
+
+/// A solid cylinder along z.
+///
+/// ```
+/// use narrowphase::shape::{Cylinder, SupportMap};
+/// use nalgebra::Vector3;
+/// let c = Cylinder::new(1.0_f32, 2.0).unwrap();
+/// let p = c.support(&Vector3::new(3.0, 4.0, -1.0));
+/// assert!((p.x - 1.2).abs() < 1e-6 && (p.y - 1.6).abs() < 1e-6 && p.z == -1.0);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Cylinder<R> {
+    half_height: R,
+    radius: R,
+}
+
+impl<R: Real> Cylinder<R> {
+    /// Half-height and radius (both positive, finite).
+    pub fn new(half_height: R, radius: R) -> Result<Self, ShapeError> {
+        check_sizes(&[half_height, radius])?;
+        Ok(Self {
+            half_height,
+            radius,
+        })
+    }
+    /// Half-height.
+    pub fn half_height(&self) -> R {
+        self.half_height
+    }
+    /// Radius.
+    pub fn radius(&self) -> R {
+        self.radius
+    }
+}
+
+/// `(r·vx/σ, r·vy/σ)` or `(0, 0)` when `σ = 0`: the rim point of a disc.
+#[inline(always)]
+pub(crate) fn disc_support<R: Real>(dir: &Vec3<R>, radius: R) -> (R, R) {
+    let s2 = dir.x * dir.x + dir.y * dir.y;
+    if s2 > R::ZERO {
+        let k = radius / Real::sqrt(s2);
+        (dir.x * k, dir.y * k)
+    } else {
+        (R::ZERO, R::ZERO)
+    }
+}
+
+impl<R: Real> SupportMap<R> for Cylinder<R> {
+    #[inline]
+    fn support(&self, dir: &Vec3<R>) -> Pt3<R> {
+        let (x, y) = disc_support(dir, self.radius);
+        Pt3::new(x, y, sgn(dir.z) * self.half_height)
+    }
+    fn center(&self) -> Pt3<R> {
+        Pt3::origin()
+    }
+}
+
+impl<R: Real> Bounded<R> for Cylinder<R> {
+    fn bounding_sphere(&self) -> (Pt3<R>, R) {
+        let r = self.radius;
+        let h = self.half_height;
+        (Pt3::origin(), Real::sqrt(r * r + h * h))
+    }
+}

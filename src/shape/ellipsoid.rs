@@ -1,0 +1,59 @@
+//! Ellipsoid with semi-axes `a = (a1, a2, a3)` along x, y, z. With `A = diag(a)`
+//! it is the image of the unit ball under `A`, so by the affine rule (GJK
+//! paper §4.2) `s(v) = A·(Av/|Av|) = A²v / |Av|`.
+
+use super::{check_sizes, Bounded, SupportMap};
+use crate::math::{norm, Pt3, Real, Vec3};
+use crate::query::ShapeError;
+
+/// A solid ellipsoid centred at the origin.
+///
+/// ```
+/// use narrowphase::shape::{Ellipsoid, SupportMap};
+/// use nalgebra::Vector3;
+/// let e = Ellipsoid::new(Vector3::new(3.0_f64, 2.0, 1.0)).unwrap();
+/// assert_eq!(e.support(&Vector3::y()).y, 2.0);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Ellipsoid<R: Real> {
+    semi_axes: Vec3<R>,
+    max_axis: R,
+}
+
+impl<R: Real> Ellipsoid<R> {
+    /// Semi-axes along x, y, z (positive, finite).
+    pub fn new(semi_axes: Vec3<R>) -> Result<Self, ShapeError> {
+        let max_axis = check_sizes(semi_axes.as_slice())?;
+        Ok(Self {
+            semi_axes,
+            max_axis,
+        })
+    }
+    /// The semi-axes.
+    pub fn semi_axes(&self) -> Vec3<R> {
+        self.semi_axes
+    }
+}
+
+impl<R: Real> SupportMap<R> for Ellipsoid<R> {
+    #[inline]
+    fn support(&self, dir: &Vec3<R>) -> Pt3<R> {
+        let av = self.semi_axes.component_mul(dir);
+        let n = norm(&av);
+        if n > R::ZERO && n.finite() {
+            Pt3::from(self.semi_axes.component_mul(&av) / n)
+        } else {
+            Pt3::origin()
+        }
+    }
+    fn center(&self) -> Pt3<R> {
+        Pt3::origin()
+    }
+}
+
+impl<R: Real> Bounded<R> for Ellipsoid<R> {
+    fn bounding_sphere(&self) -> (Pt3<R>, R) {
+        (Pt3::origin(), self.max_axis)
+    }
+}

@@ -1,0 +1,150 @@
+//! Shapes and the traits through which the query families see them.
+//!
+//! Every primitive lives in its own local frame, centred at the origin, with
+//! its axis (where it has one) along **+z** (the URDF/ROS convention; the GJK
+//! paper §4.1 uses +y). Put a shape in the world with [`Placed`] (a rigid
+//! pose) or [`Affine`] (any invertible linear map plus offset).
+//!
+//! Constructors validate their parameters and return a typed [`ShapeError`]:
+//! no NaN or infinity, sizes positive, within [`max_extent`] and no smaller
+//! than [`min_extent`], and an aspect ratio within [`MAX_ASPECT`] times the
+//! type's precision allows.
+
+mod box_shape;
+mod capsule;
+mod cone;
+mod cylinder;
+mod ellipsoid;
+mod polytope;
+mod sphere;
+mod transform;
+
+pub use box_shape::Cuboid;
+pub use capsule::Capsule;
+pub use cone::Cone;
+pub use cylinder::Cylinder;
+pub use ellipsoid::Ellipsoid;
+pub use polytope::{Plane, Polytope, PolytopeData, PolytopeError, HILL_CLIMB_MIN_VERTICES};
+pub use sphere::Sphere;
+pub use transform::{Affine, ConvexHull, Cso, CsoPoint, MinkowskiSum, Placed, Pose, Rounded};
+
+use crate::math::{Pt3, Real, Vec3};
+use crate::query::ShapeError;
+
+/// The caller-owned hint of a hill-climbing support map: the index of the
+/// vertex returned last. Shapes that do not climb ignore it. Starting value 0.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct SupportHint(pub u32);
+
+/// A convex body seen through its support function (GJK paper §2, §4).
+pub trait SupportMap<R: Real> {
+    /// A point `p` of the body maximising `dir · p`.
+    ///
+    /// `dir` need not be unit length. For a zero or non-finite `dir` the
+    /// result is some point of the body (never a panic); for a NaN `dir` it
+    /// may be NaN, which the queries detect.
+    fn support(&self, dir: &Vec3<R>) -> Pt3<R>;
+
+    /// As [`support`](Self::support), warm-started from (and updating) a
+    /// caller-owned hint. Only hill-climbing shapes use the hint.
+    #[inline]
+    fn support_hinted(&self, dir: &Vec3<R>, hint: &mut SupportHint) -> Pt3<R> {
+        let _ = hint;
+        self.support(dir)
+    }
+
+    /// A point in the interior of the body (relative interior for flat
+    /// bodies): the centre. MPR starts its portal from it.
+    fn center(&self) -> Pt3<R>;
+}
+
+/// A body with a bounding sphere (and, from its support map, an AABB).
+pub trait Bounded<R: Real> {
+    /// Centre and radius of a sphere containing the body.
+    fn bounding_sphere(&self) -> (Pt3<R>, R);
+}
+
+impl<R: Real, T: SupportMap<R> + ?Sized> SupportMap<R> for &T {
+    #[inline]
+    fn support(&self, dir: &Vec3<R>) -> Pt3<R> {
+        (**self).support(dir)
+    }
+    #[inline]
+    fn support_hinted(&self, dir: &Vec3<R>, hint: &mut SupportHint) -> Pt3<R> {
+        (**self).support_hinted(dir, hint)
+    }
+    #[inline]
+    fn center(&self) -> Pt3<R> {
+        (**self).center()
+    }
+}
+
+impl<R: Real, T: Bounded<R> + ?Sized> Bounded<R> for &T {
+    fn bounding_sphere(&self) -> (Pt3<R>, R) {
+        (**self).bounding_sphere()
+    }
+}
+
+/// Axis-aligned bounding box `[min, max]` of a convex body, exact, from six
+/// support queries.
+pub fn aabb<R: Real, S: SupportMap<R> + ?Sized>(shape: &S) -> (Pt3<R>, Pt3<R>) {
+    let mut lo = Pt3::origin();
+    let mut hi = Pt3::origin();
+    for i in 0..3 {
+        let mut d = Vec3::zeros();
+        d[i] = R::ONE;
+        hi[i] = shape.support(&d)[i];
+        lo[i] = shape.support(&-d)[i];
+    }
+    (lo, hi)
+}
+
+/// Largest ratio between the largest and the smallest size parameter of one
+/// shape, as a multiple of `1/ε` of the scalar type: a shape thinner than
+/// `MAX_ASPECT · ε` of its own size cannot be resolved by the arithmetic.
+pub const MAX_ASPECT: f64 = 1.0e-2;
+
+/// Largest size or coordinate accepted: `sqrt(MAX) / 1e3`, so that squared
+/// lengths and dot products of sums never overflow (≈1.8e16 for f32).
+pub fn max_extent<R: Real>() -> R {
+    Real::sqrt(R::MAX) / R::lit(1.0e3)
+}
+
+/// Smallest size accepted: `sqrt(MIN_POSITIVE) · 1e3`, so that squared
+/// lengths stay normal numbers (≈1.1e-16 for f32).
+pub fn min_extent<R: Real>() -> R {
+    Real::sqrt(R::MIN_POSITIVE) * R::lit(1.0e3)
+}
+
+/// Validates a list of size parameters (all must be checked together for
+/// the aspect ratio) and returns the largest.
+pub(crate) fn check_sizes<R: Real>(sizes: &[R]) -> Result<R, ShapeError> {
+    let mut lo = R::INFINITY;
+    let mut hi = R::ZERO;
+    for &s in sizes {
+        if !s.finite() {
+            return Err(ShapeError::NonFinite);
+        }
+        if !(s > R::ZERO) {
+            return Err(ShapeError::NonPositiveSize);
+        }
+        if s > max_extent::<R>() || s < min_extent::<R>() {
+            return Err(ShapeError::BadAspect);
+        }
+        lo = crate::math::min(lo, s);
+        hi = crate::math::max(hi, s);
+    }
+    // hi / lo <= MAX_ASPECT / eps  <=>  hi * eps <= MAX_ASPECT * lo
+    if hi * R::EPSILON > R::lit(MAX_ASPECT) * lo {
+        return Err(ShapeError::BadAspect);
+    }
+    Ok(hi)
+}
+
+/// `dir / |dir|` for a support map of a round shape; zero when `dir` is zero
+/// (the centre is then a valid answer).
+#[inline(always)]
+pub(crate) fn unit_or_zero<R: Real>(dir: &Vec3<R>) -> Vec3<R> {
+    crate::math::normalize(dir).unwrap_or_else(Vec3::zeros)
+}

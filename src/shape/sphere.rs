@@ -1,0 +1,48 @@
+//! Ball of radius `r` centred at the origin. Support: `r · v/|v|`.
+
+use super::{check_sizes, unit_or_zero, Bounded, SupportMap};
+use crate::math::{Pt3, Real, Vec3};
+use crate::query::ShapeError;
+
+/// A ball (solid sphere) centred at the origin.
+///
+/// ```
+/// use narrowphase::shape::{Sphere, SupportMap};
+/// use nalgebra::Vector3;
+/// let s = Sphere::new(2.0_f32).unwrap();
+/// assert_eq!(s.support(&Vector3::new(0.0, 3.0, 0.0)).y, 2.0);
+/// assert!(Sphere::new(f32::NAN).is_err());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Sphere<R> {
+    radius: R,
+}
+
+impl<R: Real> Sphere<R> {
+    /// A ball of the given radius (finite, positive).
+    pub fn new(radius: R) -> Result<Self, ShapeError> {
+        check_sizes(&[radius])?;
+        Ok(Self { radius })
+    }
+    /// The radius.
+    pub fn radius(&self) -> R {
+        self.radius
+    }
+}
+
+impl<R: Real> SupportMap<R> for Sphere<R> {
+    #[inline]
+    fn support(&self, dir: &Vec3<R>) -> Pt3<R> {
+        Pt3::from(unit_or_zero(dir) * self.radius)
+    }
+    fn center(&self) -> Pt3<R> {
+        Pt3::origin()
+    }
+}
+
+impl<R: Real> Bounded<R> for Sphere<R> {
+    fn bounding_sphere(&self) -> (Pt3<R>, R) {
+        (Pt3::origin(), self.radius)
+    }
+}

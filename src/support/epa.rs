@@ -1,0 +1,1 @@
+//! EPA (in progress).

@@ -1,0 +1,284 @@
+//! GJK: distance, closest points and intersection of two convex bodies given
+//! by their support maps (GJK paper §2–3).
+//!
+//! Each iteration takes the support point `w = s_{A−B}(−v)` of the CSO and
+//! replaces `v` by the point of `conv(W ∪ {w})` closest to the origin. Two
+//! numbers bracket the distance `d` at every step (the duality gap):
+//! - `upper = |v|`, since `v` is a point of the CSO;
+//! - `lower = max_k (v_k · w_k) / |v_k|`, since the plane through `w_k` with
+//!   normal `v_k` supports the CSO (GJK paper §3, Lemma 2).
+//!
+//! The loop stops when `upper − lower ≤ tolerance · scale`, where `scale` is
+//! the largest support-point coordinate seen on either body: it is the size of
+//! the problem and also bounds the cancellation error of `a − b` far from the
+//! origin. Every exit carries the bounds; reaching the iteration cap is
+//! [`GjkOutcome::Undetermined`], never a separation. Every loop test is
+//! written so that a NaN stops the loop (`!(x > y)` forms).
+
+use super::simplex::Simplex;
+use crate::math::{max, max_abs, norm, Pt3, Real, Vec3};
+use crate::query::{Bounds, Budget, Separation, Undetermined, Witness};
+use crate::shape::{Cso, SupportHint, SupportMap};
+
+/// Caller-owned warm-start state for temporally coherent queries (one per
+/// pair of bodies), and the statistics of the last run.
+///
+/// A cold cache ([`GjkCache::default`]) starts from the direction between the
+/// bodies' centres. After a query it holds the last search direction and the
+/// last support vertices of both bodies (hill-climbing hints), so the next
+/// query of the same pair after a small motion starts next to the answer.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct GjkCache<R: Real> {
+    /// Last search direction (CSO space); zero when cold.
+    pub direction: Vec3<R>,
+    /// Hill-climbing hint for body A.
+    pub hint_a: SupportHint,
+    /// Hill-climbing hint for body B.
+    pub hint_b: SupportHint,
+    /// Iterations of the last query.
+    pub iterations: u32,
+}
+
+impl<R: Real> GjkCache<R> {
+    /// A cold cache.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+/// The answer of a GJK query.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum GjkOutcome<R: Real> {
+    /// Certified apart (`bounds.lower > 0`): distance, closest points, normal.
+    Separated(Separation<R>),
+    /// The bodies intersect or touch within tolerance: the origin lies in
+    /// (or within `tolerance · scale` of) the CSO. The terminal simplex (1 to
+    /// 4 points) is what [`super::epa`] starts from.
+    Intersecting(Simplex<R>),
+    /// Could not decide: the reason and the distance bounds reached.
+    Undetermined {
+        /// Why.
+        reason: Undetermined,
+        /// Bounds on the distance (`lower` may be 0 or below when nothing
+        /// rules contact out).
+        bounds: Bounds<R>,
+    },
+}
+
+impl<R: Real> GjkOutcome<R> {
+    /// `Some(true)` intersecting, `Some(false)` separated, `None` undetermined.
+    pub fn is_intersecting(&self) -> Option<bool> {
+        match self {
+            GjkOutcome::Separated(_) => Some(false),
+            GjkOutcome::Intersecting(_) => Some(true),
+            GjkOutcome::Undetermined { .. } => None,
+        }
+    }
+}
+
+/// Distance and closest points between `a` and `b`.
+///
+/// `cache` is read for the warm start and updated with the final direction,
+/// the hints and the iteration count. Use a fresh [`GjkCache::default`] for a
+/// cold start.
+///
+/// ```
+/// use narrowphase::prelude::*;
+/// use nalgebra::{Translation3, Vector3};
+/// let a = Placed::new(Sphere::new(1.0_f64).unwrap(), Pose::identity());
+/// let b = Placed::new(Sphere::new(0.5_f64).unwrap(),
+///     Pose::from_parts(Translation3::new(0.0, 3.0, 0.0), Default::default()));
+/// let mut cache = GjkCache::default();
+/// let GjkOutcome::Separated(s) = gjk::distance(&a, &b, &Budget::default(), &mut cache) else { panic!() };
+/// assert!((s.distance - 1.5).abs() < 1e-9);
+/// assert!(s.bounds.lower > 0.0 && s.bounds.contains(1.5));
+/// assert!((s.witness.normal - Vector3::y()).norm() < 1e-6);
+/// ```
+pub fn distance<R, A, B>(a: &A, b: &B, budget: &Budget<R>, cache: &mut GjkCache<R>) -> GjkOutcome<R>
+where
+    R: Real,
+    A: SupportMap<R> + ?Sized,
+    B: SupportMap<R> + ?Sized,
+{
+    run(a, b, budget, cache, false)
+}
+
+/// Boolean intersection test: like [`distance`] but stops as soon as a
+/// separating plane is found (`v · w > 0`). A [`GjkOutcome::Separated`]
+/// answer then carries valid bounds (`lower > 0`) but its `distance` is only
+/// the upper bound reached, not the converged distance.
+///
+/// ```
+/// use narrowphase::prelude::*;
+/// use nalgebra::{Translation3, Vector3};
+/// let a = Placed::new(Cuboid::new(Vector3::new(1.0_f32, 1.0, 1.0)).unwrap(), Pose::identity());
+/// let b = Placed::new(Capsule::new(1.0_f32, 0.5).unwrap(),
+///     Pose::from_parts(Translation3::new(1.4, 0.0, 0.0), Default::default()));
+/// let hit = gjk::intersect(&a, &b, &Budget::default(), &mut GjkCache::default());
+/// assert_eq!(hit.is_intersecting(), Some(true));
+/// ```
+pub fn intersect<R, A, B>(
+    a: &A,
+    b: &B,
+    budget: &Budget<R>,
+    cache: &mut GjkCache<R>,
+) -> GjkOutcome<R>
+where
+    R: Real,
+    A: SupportMap<R> + ?Sized,
+    B: SupportMap<R> + ?Sized,
+{
+    run(a, b, budget, cache, true)
+}
+
+fn run<R, A, B>(
+    a: &A,
+    b: &B,
+    budget: &Budget<R>,
+    cache: &mut GjkCache<R>,
+    early_exit: bool,
+) -> GjkOutcome<R>
+where
+    R: Real,
+    A: SupportMap<R> + ?Sized,
+    B: SupportMap<R> + ?Sized,
+{
+    let mut cso = Cso::new(a, b);
+    cso.hint_a = cache.hint_a;
+    cso.hint_b = cache.hint_b;
+    let tolerance = budget.tolerance;
+    let mut bounds = Bounds {
+        lower: R::ZERO,
+        upper: R::INFINITY,
+    };
+    let undetermined = |reason, bounds| GjkOutcome::Undetermined { reason, bounds };
+
+    // Start: the cached direction if there is one, else the centre offset.
+    let mut dir = cache.direction;
+    if !(dir.dot(&dir) > R::ZERO) || !crate::math::finite_vec(&dir) {
+        dir = cso.center();
+        if !(dir.dot(&dir) > R::ZERO) {
+            dir = Vec3::x();
+        }
+    }
+    let first = cso.support_point(&-dir);
+    cache.iterations = 0;
+    if !first.is_finite() {
+        return undetermined(Undetermined::NonFinite, Bounds::unknown());
+    }
+    let mut scale = max(max_abs(&first.a.coords), max_abs(&first.b.coords));
+    let mut simplex = Simplex::one(first);
+    let mut v = first.w;
+    let mut vv = v.dot(&v);
+
+    let mut outcome = None;
+    for it in 1..=budget.max_iterations {
+        cache.iterations = it;
+        let eps = tolerance * scale;
+        bounds.upper = Real::sqrt(vv);
+        if !bounds.upper.finite() {
+            outcome = Some(undetermined(Undetermined::NonFinite, Bounds::unknown()));
+            break;
+        }
+        if !(bounds.upper > eps) {
+            // The origin is within tolerance of the CSO: contact.
+            outcome = Some(GjkOutcome::Intersecting(simplex));
+            break;
+        }
+        let p = cso.support_point(&-v);
+        if !p.is_finite() {
+            outcome = Some(undetermined(Undetermined::NonFinite, bounds));
+            break;
+        }
+        scale = max(scale, max(max_abs(&p.a.coords), max_abs(&p.b.coords)));
+        // Support plane in direction −v: every CSO point x has v·x ≥ v·w.
+        let vw = v.dot(&p.w);
+        bounds.lower = max(bounds.lower, vw / bounds.upper);
+        if early_exit && bounds.lower > R::ZERO {
+            outcome = Some(separated(&simplex, v, bounds));
+            break;
+        }
+        if !(bounds.upper - bounds.lower > tolerance * scale) {
+            outcome = Some(finish(&simplex, v, bounds, tolerance * scale));
+            break;
+        }
+        // No progress possible: the new point is already a vertex.
+        if simplex.contains(&p.w) {
+            outcome = Some(stalled(&simplex, v, bounds));
+            break;
+        }
+        let previous = (simplex, v, vv);
+        simplex.push(p);
+        if simplex.reduce() {
+            outcome = Some(GjkOutcome::Intersecting(simplex));
+            break;
+        }
+        v = simplex.closest();
+        vv = v.dot(&v);
+        if !(vv < previous.2) {
+            // Rounding stopped the descent (Theorem 1 says |v| strictly
+            // decreases in exact arithmetic): keep the better iterate.
+            (simplex, v, _) = previous;
+            outcome = Some(stalled(&simplex, v, bounds));
+            break;
+        }
+    }
+    cache.direction = v;
+    cache.hint_a = cso.hint_a;
+    cache.hint_b = cso.hint_b;
+    outcome.unwrap_or(GjkOutcome::Undetermined {
+        reason: Undetermined::IterationCap,
+        bounds,
+    })
+}
+
+/// The tolerance was met: separated if certified, contact otherwise.
+fn finish<R: Real>(simplex: &Simplex<R>, v: Vec3<R>, bounds: Bounds<R>, eps: R) -> GjkOutcome<R> {
+    if bounds.lower > R::ZERO {
+        separated(simplex, v, bounds)
+    } else if !(bounds.upper > eps) {
+        GjkOutcome::Intersecting(*simplex)
+    } else {
+        GjkOutcome::Undetermined {
+            reason: Undetermined::Degenerate,
+            bounds,
+        }
+    }
+}
+
+/// No further progress within the arithmetic: a separation only if the
+/// gap is closed enough to be meaningful is not something we can promise,
+/// so report the bounds honestly.
+fn stalled<R: Real>(simplex: &Simplex<R>, v: Vec3<R>, bounds: Bounds<R>) -> GjkOutcome<R> {
+    // The gap did not close to the tolerance; the lower bound is still a
+    // certificate. A stall with a positive lower bound within a few ulps of
+    // the upper one is the precision floor of the data: that is a separation.
+    let floor = bounds.upper * R::EPSILON * R::lit(1024.0);
+    if bounds.lower > R::ZERO && !(bounds.upper - bounds.lower > floor) {
+        separated(simplex, v, bounds)
+    } else {
+        GjkOutcome::Undetermined {
+            reason: Undetermined::Degenerate,
+            bounds,
+        }
+    }
+}
+
+fn separated<R: Real>(simplex: &Simplex<R>, v: Vec3<R>, bounds: Bounds<R>) -> GjkOutcome<R> {
+    let (pa, pb) = simplex.witnesses();
+    let d = norm(&v);
+    GjkOutcome::Separated(Separation {
+        distance: d,
+        bounds: Bounds {
+            lower: bounds.lower,
+            upper: d,
+        },
+        witness: Witness {
+            point_a: Pt3::from(pa),
+            point_b: Pt3::from(pb),
+            normal: -v / d,
+        },
+    })
+}

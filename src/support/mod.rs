@@ -1,0 +1,10 @@
+//! Bodies seen through their support functions (gjk-epa-support-mappings.txt):
+//! GJK for distance and intersection, EPA for penetration depth, MPR for a
+//! fast intersection test with penetration along the centre direction.
+
+pub mod epa;
+pub mod gjk;
+pub mod mpr;
+pub mod simplex;
+
+pub use simplex::Simplex;

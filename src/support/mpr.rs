@@ -1,0 +1,1 @@
+//! MPR (in progress).

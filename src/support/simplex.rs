@@ -1,0 +1,349 @@
+//! The GJK simplex (1 to 4 CSO points) and its distance subalgorithm: the
+//! point of the simplex closest to the origin, in barycentric form, and the
+//! smallest sub-simplex that supports it (GJK paper §2).
+//!
+//! The case analysis follows the Voronoi regions of the vertices, edges and
+//! faces (as in Ericson, *Real-Time Collision Detection* §5.1). Degenerate
+//! simplices (a flat triangle, a flat tetrahedron) never divide by zero: a
+//! flat triangle is answered by its edges, a flat tetrahedron by its faces.
+
+use crate::math::{Real, Vec3};
+use crate::shape::CsoPoint;
+
+/// A GJK simplex: up to four CSO points with the barycentric weights of the
+/// closest point to the origin.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Simplex<R: Real> {
+    pts: [CsoPoint<R>; 4],
+    bary: [R; 4],
+    len: u8,
+}
+
+impl<R: Real> Simplex<R> {
+    /// The one-point simplex `{p}`.
+    pub fn one(p: CsoPoint<R>) -> Self {
+        let mut pts = [p; 4];
+        pts[1..].fill(p);
+        Self {
+            pts,
+            bary: [R::ONE, R::ZERO, R::ZERO, R::ZERO],
+            len: 1,
+        }
+    }
+
+    /// The points (1 to 4).
+    pub fn points(&self) -> &[CsoPoint<R>] {
+        self.pts.get(..self.len as usize).unwrap_or(&[])
+    }
+
+    /// Barycentric weights of the closest point, aligned with [`points`](Self::points).
+    pub fn weights(&self) -> &[R] {
+        self.bary.get(..self.len as usize).unwrap_or(&[])
+    }
+
+    /// Number of points.
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    /// Never empty; for clippy's sake.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// `true` when `w` is (bitwise) one of the points already.
+    pub fn contains(&self, w: &Vec3<R>) -> bool {
+        self.points().iter().any(|p| p.w == *w)
+    }
+
+    /// The closest point `Σ λᵢ wᵢ`.
+    pub fn closest(&self) -> Vec3<R> {
+        self.combine(|p| p.w)
+    }
+
+    /// `(Σ λᵢ aᵢ, Σ λᵢ bᵢ)`: the witness points on A and B.
+    pub fn witnesses(&self) -> (Vec3<R>, Vec3<R>) {
+        (self.combine(|p| p.a.coords), self.combine(|p| p.b.coords))
+    }
+
+    fn combine(&self, f: impl Fn(&CsoPoint<R>) -> Vec3<R>) -> Vec3<R> {
+        self.points()
+            .iter()
+            .zip(self.weights())
+            .fold(Vec3::zeros(), |s, (p, &l)| s + f(p) * l)
+    }
+
+    /// Append `p` (when there is room; a full simplex is left unchanged).
+    pub fn push(&mut self, p: CsoPoint<R>) {
+        if let Some(slot) = self.pts.get_mut(self.len as usize) {
+            *slot = p;
+            self.len += 1;
+        }
+    }
+
+    /// Replace the simplex by the smallest sub-simplex supporting its point
+    /// closest to the origin, and set the weights. Returns `true` when the
+    /// origin lies inside a full-volume tetrahedron (the simplex then keeps
+    /// its four points and the closest point is the origin).
+    pub fn reduce(&mut self) -> bool {
+        let w: [Vec3<R>; 4] = self.pts.map(|p| p.w);
+        let sub = match self.len {
+            1 => Sub::new(&[0], &[R::ONE]),
+            2 => segment(&w, 0, 1),
+            3 => triangle(&w, 0, 1, 2),
+            _ => match tetrahedron(&w) {
+                Some(s) => s,
+                None => {
+                    // Origin enclosed: weights by signed volumes.
+                    self.bary = tetra_weights(&w);
+                    return true;
+                }
+            },
+        };
+        let old = self.pts;
+        for (k, (&i, &l)) in sub.idx.iter().zip(&sub.lambda).take(sub.n).enumerate() {
+            if let (Some(p), Some(b)) = (self.pts.get_mut(k), self.bary.get_mut(k)) {
+                *p = old[i & 3];
+                *b = l;
+            }
+        }
+        self.len = sub.n as u8;
+        false
+    }
+}
+
+/// A sub-simplex: indices into the parent and barycentric weights.
+#[derive(Clone, Copy)]
+struct Sub<R> {
+    idx: [usize; 3],
+    lambda: [R; 3],
+    n: usize,
+}
+
+impl<R: Real> Sub<R> {
+    fn new(idx: &[usize], lambda: &[R]) -> Self {
+        let mut s = Sub {
+            idx: [0; 3],
+            lambda: [R::ZERO; 3],
+            n: 0,
+        };
+        for ((d, l), (&i, &x)) in s
+            .idx
+            .iter_mut()
+            .zip(s.lambda.iter_mut())
+            .zip(idx.iter().zip(lambda))
+        {
+            *d = i & 3;
+            *l = x;
+            s.n += 1;
+        }
+        s
+    }
+    fn point(&self, w: &[Vec3<R>; 4]) -> Vec3<R> {
+        self.idx
+            .iter()
+            .zip(&self.lambda)
+            .take(self.n)
+            .fold(Vec3::zeros(), |s, (&i, &l)| s + w[i & 3] * l)
+    }
+}
+
+fn segment<R: Real>(w: &[Vec3<R>; 4], i: usize, j: usize) -> Sub<R> {
+    let (a, b) = (w[i & 3], w[j & 3]);
+    let ab = b - a;
+    let t_num = -a.dot(&ab);
+    if !(t_num > R::ZERO) {
+        return Sub::new(&[i], &[R::ONE]);
+    }
+    let den = ab.dot(&ab);
+    if !(t_num < den) {
+        return Sub::new(&[j], &[R::ONE]);
+    }
+    let t = t_num / den;
+    Sub::new(&[i, j], &[R::ONE - t, t])
+}
+
+fn triangle<R: Real>(w: &[Vec3<R>; 4], i: usize, j: usize, k: usize) -> Sub<R> {
+    let (a, b, c) = (w[i & 3], w[j & 3], w[k & 3]);
+    let ab = b - a;
+    let ac = c - a;
+    let d1 = -ab.dot(&a);
+    let d2 = -ac.dot(&a);
+    if d1 <= R::ZERO && d2 <= R::ZERO {
+        return Sub::new(&[i], &[R::ONE]);
+    }
+    let d3 = -ab.dot(&b);
+    let d4 = -ac.dot(&b);
+    if d3 >= R::ZERO && d4 <= d3 {
+        return Sub::new(&[j], &[R::ONE]);
+    }
+    let vc = d1 * d4 - d3 * d2;
+    if vc <= R::ZERO && d1 >= R::ZERO && d3 <= R::ZERO {
+        return segment(w, i, j);
+    }
+    let d5 = -ab.dot(&c);
+    let d6 = -ac.dot(&c);
+    if d6 >= R::ZERO && d5 <= d6 {
+        return Sub::new(&[k], &[R::ONE]);
+    }
+    let vb = d5 * d2 - d1 * d6;
+    if vb <= R::ZERO && d2 >= R::ZERO && d6 <= R::ZERO {
+        return segment(w, i, k);
+    }
+    let va = d3 * d6 - d5 * d4;
+    if va <= R::ZERO && d4 - d3 >= R::ZERO && d5 - d6 >= R::ZERO {
+        return segment(w, j, k);
+    }
+    let sum = va + vb + vc;
+    if !(sum > R::ZERO) || !sum.finite() {
+        // Flat (collinear) triangle or NaN: the closest point is on an edge.
+        return best_of(w, [segment(w, i, j), segment(w, i, k), segment(w, j, k)]);
+    }
+    let (v, t) = (vb / sum, vc / sum);
+    Sub::new(&[i, j, k], &[R::ONE - v - t, v, t])
+}
+
+fn best_of<R: Real, const N: usize>(w: &[Vec3<R>; 4], subs: [Sub<R>; N]) -> Sub<R> {
+    let mut best = Sub::new(&[0], &[R::ONE]);
+    let mut best_d = R::INFINITY;
+    for s in subs.iter() {
+        let d = s.point(w).norm_squared();
+        if d < best_d {
+            best = *s;
+            best_d = d;
+        }
+    }
+    best
+}
+
+/// Faces of the tetrahedron 0123 with the opposite vertex.
+const FACES: [[usize; 4]; 4] = [[1, 2, 3, 0], [0, 2, 3, 1], [0, 1, 3, 2], [0, 1, 2, 3]];
+
+/// Closest point of a tetrahedron, or `None` when the origin is inside it.
+fn tetrahedron<R: Real>(w: &[Vec3<R>; 4]) -> Option<Sub<R>> {
+    let mut best: Option<(Sub<R>, R)> = None;
+    for f in FACES {
+        let (a, b, c, d) = (w[f[0] & 3], w[f[1] & 3], w[f[2] & 3], w[f[3] & 3]);
+        let n = (b - a).cross(&(c - a));
+        let side_origin = -n.dot(&a);
+        let side_d = n.dot(&(d - a));
+        // The origin is beyond this face when it is on the other side from
+        // the opposite vertex; a flat tetrahedron (side_d ≈ 0) makes every
+        // face a candidate, which is still correct: a flat tetrahedron is
+        // the union of its faces.
+        let scale = n.norm_squared() * (d - a).norm_squared();
+        let flat = !(side_d * side_d > scale * R::EPSILON * R::EPSILON);
+        if flat || side_origin * side_d < R::ZERO || !side_d.finite() {
+            let s = triangle(w, f[0] & 3, f[1] & 3, f[2] & 3);
+            let dist = s.point(w).norm_squared();
+            match best {
+                Some((_, bd)) if !(dist < bd) => {}
+                _ => best = Some((s, dist)),
+            }
+        }
+    }
+    best.map(|(s, _)| s)
+}
+
+/// Barycentric weights of the origin in a (non-flat) tetrahedron.
+fn tetra_weights<R: Real>(w: &[Vec3<R>; 4]) -> [R; 4] {
+    let vol =
+        |a: &Vec3<R>, b: &Vec3<R>, c: &Vec3<R>, d: &Vec3<R>| (b - a).dot(&(c - a).cross(&(d - a)));
+    let o = Vec3::zeros();
+    let total = vol(&w[0], &w[1], &w[2], &w[3]);
+    let l0 = vol(&o, &w[1], &w[2], &w[3]) / total;
+    let l1 = vol(&w[0], &o, &w[2], &w[3]) / total;
+    let l2 = vol(&w[0], &w[1], &o, &w[3]) / total;
+    [l0, l1, l2, R::ONE - l0 - l1 - l2]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::Pt3;
+
+    fn pt(x: f64, y: f64, z: f64) -> CsoPoint<f64> {
+        CsoPoint {
+            w: Vec3::new(x, y, z),
+            a: Pt3::new(x, y, z),
+            b: Pt3::origin(),
+        }
+    }
+
+    fn simplex(ps: &[CsoPoint<f64>]) -> Simplex<f64> {
+        let mut s = Simplex::one(ps[0]);
+        for p in &ps[1..] {
+            s.push(*p);
+        }
+        s
+    }
+
+    /// Brute force: minimum of |Σλw| over a fine barycentric grid.
+    fn brute(ps: &[CsoPoint<f64>]) -> f64 {
+        let n = 36;
+        let mut best = f64::INFINITY;
+        for i in 0..=n {
+            for j in 0..=(n - i) {
+                for k in 0..=(n - i - j) {
+                    let l = [i, j, k, n - i - j - k].map(|x| x as f64 / n as f64);
+                    let mut p = Vec3::zeros();
+                    for (q, l) in ps.iter().zip(l.iter()) {
+                        p += q.w * *l;
+                    }
+                    if ps.len() < 4 && l.iter().skip(ps.len()).any(|&x| x > 0.0) {
+                        continue;
+                    }
+                    best = best.min(p.norm());
+                }
+            }
+        }
+        best
+    }
+
+    #[test]
+    fn closest_point_matches_brute_force() {
+        let mut seed = 12345u64;
+        let mut rnd = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((seed >> 11) as f64 / (1u64 << 53) as f64) * 4.0 - 1.0
+        };
+        for n in 2..=4 {
+            for _ in 0..200 {
+                let ps: [CsoPoint<f64>; 4] = core::array::from_fn(|_| pt(rnd(), rnd(), rnd()));
+                let mut s = simplex(&ps[..n]);
+                let inside = s.reduce();
+                let d = s.closest().norm();
+                let b = brute(&ps[..n]);
+                if inside {
+                    assert!(b < 0.1, "origin inside but brute force {b}");
+                    assert!(d < 1e-12);
+                } else {
+                    // Grid resolution 1/36 of an edge of length <= ~7.
+                    assert!(d <= b + 1e-9 && d >= b - 0.25, "n={n} d={d} brute={b}");
+                }
+                let wsum: f64 = s.weights().iter().sum();
+                assert!((wsum - 1.0).abs() < 1e-9);
+                assert!(s.weights().iter().all(|&l| l >= -1e-9));
+            }
+        }
+    }
+
+    #[test]
+    fn flat_simplices_do_not_produce_nan() {
+        // Collinear triangle and coplanar tetrahedron.
+        let mut t = simplex(&[pt(-1.0, 1.0, 0.0), pt(0.5, 1.0, 0.0), pt(2.0, 1.0, 0.0)]);
+        t.reduce();
+        assert!((t.closest().norm() - 1.0).abs() < 1e-12);
+        let mut q = simplex(&[
+            pt(-1.0, -1.0, 1.0),
+            pt(1.0, -1.0, 1.0),
+            pt(0.0, 1.0, 1.0),
+            pt(0.0, 0.0, 1.0),
+        ]);
+        assert!(!q.reduce());
+        assert!((q.closest().norm() - 1.0).abs() < 1e-12);
+    }
+}
