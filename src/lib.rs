@@ -42,15 +42,16 @@ pub mod query;
 pub mod shape;
 pub mod support;
 
+#[cfg(feature = "std")]
+pub mod hull;
+
 /// The names most users need.
 pub mod prelude {
     pub use crate::math::{Pt3, Real, Vec3};
-    pub use crate::query::{
-        Bounds, Budget, Penetration, Proximity, Separation, ShapeError, Undetermined, Witness,
-    };
+    pub use crate::query::{Bounds, Budget, Penetration, Proximity, Separation, ShapeError, Undetermined, Witness};
     pub use crate::shape::{
-        Affine, Bounded, Capsule, Cone, ConvexHull, Cuboid, Cylinder, Ellipsoid, MinkowskiSum,
-        Placed, Polytope, PolytopeData, Pose, Rounded, Sphere, SupportHint, SupportMap,
+        Affine, Bounded, Capsule, Cone, ConvexHull, Cuboid, Cylinder, Ellipsoid, MinkowskiSum, Placed, Polytope,
+        PolytopeData, Pose, Rounded, Sphere, SupportHint, SupportMap,
     };
     pub use crate::support::gjk::{self, GjkCache, GjkOutcome};
     pub use crate::support::{epa, mpr};

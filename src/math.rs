@@ -236,12 +236,7 @@ mod tests {
 
     #[test]
     fn orthogonal_is_orthogonal_unit() {
-        for n in [
-            Vec3::x(),
-            Vec3::y(),
-            Vec3::z(),
-            Vec3::new(0.6_f64, 0.0, 0.8),
-        ] {
+        for n in [Vec3::x(), Vec3::y(), Vec3::z(), Vec3::new(0.6_f64, 0.0, 0.8)] {
             let o = any_orthogonal(&n);
             assert!(o.dot(&n).abs() < 1e-12);
             assert!((o.norm() - 1.0).abs() < 1e-12);

@@ -56,10 +56,7 @@ pub struct Bounds<R> {
 impl<R: Real> Bounds<R> {
     /// Nothing known: `[-inf, +inf]`.
     pub fn unknown() -> Self {
-        Self {
-            lower: -R::INFINITY,
-            upper: R::INFINITY,
-        }
+        Self { lower: -R::INFINITY, upper: R::INFINITY }
     }
     /// `upper - lower`.
     pub fn gap(&self) -> R {
@@ -90,20 +87,14 @@ pub struct Budget<R> {
 impl<R: Real> Default for Budget<R> {
     /// 64 iterations, tolerance `1000·ε` (≈1.2e-4 for f32, ≈2.2e-13 for f64).
     fn default() -> Self {
-        Self {
-            max_iterations: 64,
-            tolerance: R::EPSILON * R::lit(1000.0),
-        }
+        Self { max_iterations: 64, tolerance: R::EPSILON * R::lit(1000.0) }
     }
 }
 
 impl<R: Real> Budget<R> {
     /// A budget with the given cap and relative tolerance.
     pub const fn new(max_iterations: u32, tolerance: R) -> Self {
-        Self {
-            max_iterations,
-            tolerance,
-        }
+        Self { max_iterations, tolerance }
     }
 }
 

@@ -34,11 +34,7 @@ impl<R: Real> Cuboid<R> {
 impl<R: Real> SupportMap<R> for Cuboid<R> {
     #[inline]
     fn support(&self, dir: &Vec3<R>) -> Pt3<R> {
-        Pt3::new(
-            sgn(dir.x) * self.half.x,
-            sgn(dir.y) * self.half.y,
-            sgn(dir.z) * self.half.z,
-        )
+        Pt3::new(sgn(dir.x) * self.half.x, sgn(dir.y) * self.half.y, sgn(dir.z) * self.half.z)
     }
     fn center(&self) -> Pt3<R> {
         Pt3::origin()

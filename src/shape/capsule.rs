@@ -24,10 +24,7 @@ impl<R: Real> Capsule<R> {
     /// Half-length of the core segment and radius (both positive, finite).
     pub fn new(half_length: R, radius: R) -> Result<Self, ShapeError> {
         check_sizes(&[half_length, radius])?;
-        Ok(Self {
-            half_length,
-            radius,
-        })
+        Ok(Self { half_length, radius })
     }
     /// Half-length of the core segment.
     pub fn half_length(&self) -> R {

@@ -33,11 +33,7 @@ impl<R: Real> Cone<R> {
         check_sizes(&[half_height, radius])?;
         let two_h = half_height + half_height;
         let sin_alpha = radius / Real::sqrt(radius * radius + two_h * two_h);
-        Ok(Self {
-            half_height,
-            radius,
-            sin_alpha,
-        })
+        Ok(Self { half_height, radius, sin_alpha })
     }
     /// Half-height.
     pub fn half_height(&self) -> R {

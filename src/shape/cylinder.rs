@@ -26,10 +26,7 @@ impl<R: Real> Cylinder<R> {
     /// Half-height and radius (both positive, finite).
     pub fn new(half_height: R, radius: R) -> Result<Self, ShapeError> {
         check_sizes(&[half_height, radius])?;
-        Ok(Self {
-            half_height,
-            radius,
-        })
+        Ok(Self { half_height, radius })
     }
     /// Half-height.
     pub fn half_height(&self) -> R {

@@ -25,10 +25,7 @@ impl<R: Real> Ellipsoid<R> {
     /// Semi-axes along x, y, z (positive, finite).
     pub fn new(semi_axes: Vec3<R>) -> Result<Self, ShapeError> {
         let max_axis = check_sizes(semi_axes.as_slice())?;
-        Ok(Self {
-            semi_axes,
-            max_axis,
-        })
+        Ok(Self { semi_axes, max_axis })
     }
     /// The semi-axes.
     pub fn semi_axes(&self) -> Vec3<R> {

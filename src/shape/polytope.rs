@@ -154,11 +154,7 @@ impl<'a, R: Real> Polytope<'a, R> {
     pub fn new(data: PolytopeData<'a, R>) -> Result<Self, ShapeError> {
         validate(&data).map_err(ShapeError::Polytope)?;
         let (center, radius) = centre_and_radius(data.vertices);
-        Ok(Self {
-            data,
-            center,
-            radius,
-        })
+        Ok(Self { data, center, radius })
     }
 
     /// The data this polytope views.
@@ -173,11 +169,7 @@ impl<'a, R: Real> Polytope<'a, R> {
 
     /// Neighbours of vertex `i` (empty for an out-of-range `i`).
     pub fn neighbours(&self, i: usize) -> &'a [u16] {
-        slice(
-            self.data.vertex_adjacency,
-            self.data.vertex_adjacency_offsets,
-            i,
-        )
+        slice(self.data.vertex_adjacency, self.data.vertex_adjacency_offsets, i)
     }
 
     /// Vertex loop of face `f` (empty for an out-of-range `f`).
@@ -289,8 +281,7 @@ fn check_offsets(offsets: &[u16], count: usize, items: usize) -> Result<(), Poly
     if offsets.len() != count + 1 || offsets.first() != Some(&0) {
         return Err(PolytopeError::BadIndex);
     }
-    if offsets.windows(2).any(|w| w[0] > w[1]) || offsets.last().map(|&x| x as usize) != Some(items)
-    {
+    if offsets.windows(2).any(|w| w[0] > w[1]) || offsets.last().map(|&x| x as usize) != Some(items) {
         return Err(PolytopeError::BadIndex);
     }
     Ok(())
@@ -298,10 +289,7 @@ fn check_offsets(offsets: &[u16], count: usize, items: usize) -> Result<(), Poly
 
 /// The directed loop edges of face `f` as `(from, to, k)` with `k` the index
 /// into `face_vertices`/`face_adjacency`.
-fn loop_edges<'d>(
-    data: &'d PolytopeData<'_, impl Real>,
-    f: usize,
-) -> impl Iterator<Item = (usize, usize, usize)> + 'd {
+fn loop_edges<'d>(data: &'d PolytopeData<'_, impl Real>, f: usize) -> impl Iterator<Item = (usize, usize, usize)> + 'd {
     let r = range(data.face_offsets, f);
     let len = r.len();
     let start = r.start;
@@ -320,11 +308,7 @@ fn validate<R: Real>(data: &PolytopeData<'_, R>) -> Result<(), PolytopeError> {
     if nv < 4 || nf < 4 || nv > MAX_VERTICES || nf > MAX_VERTICES {
         return Err(PolytopeError::BadCount);
     }
-    check_offsets(
-        data.vertex_adjacency_offsets,
-        nv,
-        data.vertex_adjacency.len(),
-    )?;
+    check_offsets(data.vertex_adjacency_offsets, nv, data.vertex_adjacency.len())?;
     check_offsets(data.face_offsets, nf, data.face_vertices.len())?;
     if data.face_adjacency.len() != data.face_vertices.len()
         || data.vertex_adjacency.iter().any(|&i| i as usize >= nv)
@@ -333,38 +317,21 @@ fn validate<R: Real>(data: &PolytopeData<'_, R>) -> Result<(), PolytopeError> {
     {
         return Err(PolytopeError::BadIndex);
     }
-    if !data
-        .vertices
-        .iter()
-        .all(|p| crate::math::finite_vec(&p.coords))
-        || !data
-            .faces
-            .iter()
-            .all(|p| crate::math::finite_vec(&p.normal) && p.offset.finite())
+    if !data.vertices.iter().all(|p| crate::math::finite_vec(&p.coords))
+        || !data.faces.iter().all(|p| crate::math::finite_vec(&p.normal) && p.offset.finite())
     {
         return Err(PolytopeError::NonFinite);
     }
     let (_, size) = centre_and_radius(data.vertices);
     // Tolerances relative to the size, and never below the rounding of the
     // coordinates themselves (a small body far from the origin).
-    let coord = data
-        .vertices
-        .iter()
-        .fold(R::ZERO, |m, p| max(m, crate::math::max_abs(&p.coords)));
-    let tol = max(
-        size * R::lit(CONVEXITY_TOLERANCE),
-        coord * R::EPSILON * R::lit(64.0),
-    );
+    let coord = data.vertices.iter().fold(R::ZERO, |m, p| max(m, crate::math::max_abs(&p.coords)));
+    let tol = max(size * R::lit(CONVEXITY_TOLERANCE), coord * R::EPSILON * R::lit(64.0));
     if !(size > R::ZERO) {
         return Err(PolytopeError::DuplicateVertex);
     }
     for (i, p) in data.vertices.iter().enumerate() {
-        if data
-            .vertices
-            .iter()
-            .skip(i + 1)
-            .any(|q| !(norm(&(q - p)) > tol))
-        {
+        if data.vertices.iter().skip(i + 1).any(|q| !(norm(&(q - p)) > tol)) {
             return Err(PolytopeError::DuplicateVertex);
         }
     }
@@ -378,10 +345,7 @@ fn validate<R: Real>(data: &PolytopeData<'_, R>) -> Result<(), PolytopeError> {
         }
         let off_plane = |p: &Pt3<R>| plane.normal.dot(&p.coords) - plane.offset;
         for &i in slice(data.face_vertices, data.face_offsets, f) {
-            let p = data
-                .vertices
-                .get(i as usize)
-                .ok_or(PolytopeError::BadIndex)?;
+            let p = data.vertices.get(i as usize).ok_or(PolytopeError::BadIndex)?;
             if !(off_plane(p).abs_() <= tol) {
                 return Err(PolytopeError::BadFace);
             }
@@ -404,10 +368,7 @@ fn validate<R: Real>(data: &PolytopeData<'_, R>) -> Result<(), PolytopeError> {
         }
         for (a, b, k) in loop_edges(data, f) {
             directed_edges += 1;
-            let g = data
-                .face_adjacency
-                .get(k)
-                .map_or(usize::MAX, |&x| x as usize);
+            let g = data.face_adjacency.get(k).map_or(usize::MAX, |&x| x as usize);
             if g == f {
                 return Err(PolytopeError::BadFaceAdjacency);
             }
@@ -420,8 +381,7 @@ fn validate<R: Real>(data: &PolytopeData<'_, R>) -> Result<(), PolytopeError> {
                 }
             }
             // The vertex graph must hold this edge.
-            if !slice(data.vertex_adjacency, data.vertex_adjacency_offsets, a).contains(&(b as u16))
-            {
+            if !slice(data.vertex_adjacency, data.vertex_adjacency_offsets, a).contains(&(b as u16)) {
                 return Err(PolytopeError::BadVertexAdjacency);
             }
         }

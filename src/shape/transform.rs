@@ -45,8 +45,7 @@ impl<R: Real, S: SupportMap<R>> SupportMap<R> for Placed<S, R> {
     #[inline]
     fn support_hinted(&self, dir: &Vec3<R>, hint: &mut SupportHint) -> Pt3<R> {
         let local = self.pose.rotation.inverse_transform_vector(dir);
-        self.pose
-            .transform_point(&self.shape.support_hinted(&local, hint))
+        self.pose.transform_point(&self.shape.support_hinted(&local, hint))
     }
     fn center(&self) -> Pt3<R> {
         self.pose.transform_point(&self.shape.center())
@@ -86,13 +85,7 @@ impl<S, R: Real> Affine<S, R> {
         if !(det.abs_() > scale * scale * scale * R::EPSILON * R::lit(16.0)) {
             return Err(ShapeError::BadAspect);
         }
-        Ok(Self {
-            shape,
-            linear,
-            linear_t: linear.transpose(),
-            offset,
-            scale,
-        })
+        Ok(Self { shape, linear, linear_t: linear.transpose(), offset, scale })
     }
     /// The linear part `B`.
     pub fn linear(&self) -> &Mat3<R> {
@@ -123,10 +116,7 @@ impl<R: Real, S: SupportMap<R>> SupportMap<R> for Affine<S, R> {
 impl<R: Real, S: Bounded<R>> Bounded<R> for Affine<S, R> {
     fn bounding_sphere(&self) -> (Pt3<R>, R) {
         let (c, r) = self.shape.bounding_sphere();
-        (
-            Pt3::from(self.linear * c.coords + self.offset),
-            r * self.scale,
-        )
+        (Pt3::from(self.linear * c.coords + self.offset), r * self.scale)
     }
 }
 
@@ -265,12 +255,7 @@ pub struct Cso<'s, A: ?Sized, B: ?Sized> {
 impl<'s, A: ?Sized, B: ?Sized> Cso<'s, A, B> {
     /// The CSO of `a` and `b`, with fresh hints.
     pub fn new(a: &'s A, b: &'s B) -> Self {
-        Self {
-            a,
-            b,
-            hint_a: SupportHint(0),
-            hint_b: SupportHint(0),
-        }
+        Self { a, b, hint_a: SupportHint(0), hint_b: SupportHint(0) }
     }
 }
 
@@ -297,9 +282,7 @@ impl<A: ?Sized, B: ?Sized> Cso<'_, A, B> {
     }
 }
 
-impl<R: Real, A: SupportMap<R> + ?Sized, B: SupportMap<R> + ?Sized> SupportMap<R>
-    for Cso<'_, A, B>
-{
+impl<R: Real, A: SupportMap<R> + ?Sized, B: SupportMap<R> + ?Sized> SupportMap<R> for Cso<'_, A, B> {
     /// `s_A(v) − s_B(−v)` as a point (without the hints, which need `&mut`).
     #[inline]
     fn support(&self, dir: &Vec3<R>) -> Pt3<R> {

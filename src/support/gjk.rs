@@ -119,12 +119,7 @@ where
 /// let hit = gjk::intersect(&a, &b, &Budget::default(), &mut GjkCache::default());
 /// assert_eq!(hit.is_intersecting(), Some(true));
 /// ```
-pub fn intersect<R, A, B>(
-    a: &A,
-    b: &B,
-    budget: &Budget<R>,
-    cache: &mut GjkCache<R>,
-) -> GjkOutcome<R>
+pub fn intersect<R, A, B>(a: &A, b: &B, budget: &Budget<R>, cache: &mut GjkCache<R>) -> GjkOutcome<R>
 where
     R: Real,
     A: SupportMap<R> + ?Sized,
@@ -133,13 +128,7 @@ where
     run(a, b, budget, cache, true)
 }
 
-fn run<R, A, B>(
-    a: &A,
-    b: &B,
-    budget: &Budget<R>,
-    cache: &mut GjkCache<R>,
-    early_exit: bool,
-) -> GjkOutcome<R>
+fn run<R, A, B>(a: &A, b: &B, budget: &Budget<R>, cache: &mut GjkCache<R>, early_exit: bool) -> GjkOutcome<R>
 where
     R: Real,
     A: SupportMap<R> + ?Sized,
@@ -149,10 +138,7 @@ where
     cso.hint_a = cache.hint_a;
     cso.hint_b = cache.hint_b;
     let tolerance = budget.tolerance;
-    let mut bounds = Bounds {
-        lower: R::ZERO,
-        upper: R::INFINITY,
-    };
+    let mut bounds = Bounds { lower: R::ZERO, upper: R::INFINITY };
     let undetermined = |reason, bounds| GjkOutcome::Undetermined { reason, bounds };
 
     // Start: the cached direction if there is one, else the centre offset.
@@ -228,10 +214,7 @@ where
     cache.direction = v;
     cache.hint_a = cso.hint_a;
     cache.hint_b = cso.hint_b;
-    outcome.unwrap_or(GjkOutcome::Undetermined {
-        reason: Undetermined::IterationCap,
-        bounds,
-    })
+    outcome.unwrap_or(GjkOutcome::Undetermined { reason: Undetermined::IterationCap, bounds })
 }
 
 /// The tolerance was met: separated if certified, contact otherwise.
@@ -241,10 +224,7 @@ fn finish<R: Real>(simplex: &Simplex<R>, v: Vec3<R>, bounds: Bounds<R>, eps: R) 
     } else if !(bounds.upper > eps) {
         GjkOutcome::Intersecting(*simplex)
     } else {
-        GjkOutcome::Undetermined {
-            reason: Undetermined::Degenerate,
-            bounds,
-        }
+        GjkOutcome::Undetermined { reason: Undetermined::Degenerate, bounds }
     }
 }
 
@@ -259,10 +239,7 @@ fn stalled<R: Real>(simplex: &Simplex<R>, v: Vec3<R>, bounds: Bounds<R>) -> GjkO
     if bounds.lower > R::ZERO && !(bounds.upper - bounds.lower > floor) {
         separated(simplex, v, bounds)
     } else {
-        GjkOutcome::Undetermined {
-            reason: Undetermined::Degenerate,
-            bounds,
-        }
+        GjkOutcome::Undetermined { reason: Undetermined::Degenerate, bounds }
     }
 }
 
@@ -271,14 +248,7 @@ fn separated<R: Real>(simplex: &Simplex<R>, v: Vec3<R>, bounds: Bounds<R>) -> Gj
     let d = norm(&v);
     GjkOutcome::Separated(Separation {
         distance: d,
-        bounds: Bounds {
-            lower: bounds.lower,
-            upper: d,
-        },
-        witness: Witness {
-            point_a: Pt3::from(pa),
-            point_b: Pt3::from(pb),
-            normal: -v / d,
-        },
+        bounds: Bounds { lower: bounds.lower, upper: d },
+        witness: Witness { point_a: Pt3::from(pa), point_b: Pt3::from(pb), normal: -v / d },
     })
 }

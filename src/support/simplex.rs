@@ -25,11 +25,7 @@ impl<R: Real> Simplex<R> {
     pub fn one(p: CsoPoint<R>) -> Self {
         let mut pts = [p; 4];
         pts[1..].fill(p);
-        Self {
-            pts,
-            bary: [R::ONE, R::ZERO, R::ZERO, R::ZERO],
-            len: 1,
-        }
+        Self { pts, bary: [R::ONE, R::ZERO, R::ZERO, R::ZERO], len: 1 }
     }
 
     /// The points (1 to 4).
@@ -68,10 +64,7 @@ impl<R: Real> Simplex<R> {
     }
 
     fn combine(&self, f: impl Fn(&CsoPoint<R>) -> Vec3<R>) -> Vec3<R> {
-        self.points()
-            .iter()
-            .zip(self.weights())
-            .fold(Vec3::zeros(), |s, (p, &l)| s + f(p) * l)
+        self.points().iter().zip(self.weights()).fold(Vec3::zeros(), |s, (p, &l)| s + f(p) * l)
     }
 
     /// Append `p` (when there is room; a full simplex is left unchanged).
@@ -123,17 +116,8 @@ struct Sub<R> {
 
 impl<R: Real> Sub<R> {
     fn new(idx: &[usize], lambda: &[R]) -> Self {
-        let mut s = Sub {
-            idx: [0; 3],
-            lambda: [R::ZERO; 3],
-            n: 0,
-        };
-        for ((d, l), (&i, &x)) in s
-            .idx
-            .iter_mut()
-            .zip(s.lambda.iter_mut())
-            .zip(idx.iter().zip(lambda))
-        {
+        let mut s = Sub { idx: [0; 3], lambda: [R::ZERO; 3], n: 0 };
+        for ((d, l), (&i, &x)) in s.idx.iter_mut().zip(s.lambda.iter_mut()).zip(idx.iter().zip(lambda)) {
             *d = i & 3;
             *l = x;
             s.n += 1;
@@ -141,11 +125,7 @@ impl<R: Real> Sub<R> {
         s
     }
     fn point(&self, w: &[Vec3<R>; 4]) -> Vec3<R> {
-        self.idx
-            .iter()
-            .zip(&self.lambda)
-            .take(self.n)
-            .fold(Vec3::zeros(), |s, (&i, &l)| s + w[i & 3] * l)
+        self.idx.iter().zip(&self.lambda).take(self.n).fold(Vec3::zeros(), |s, (&i, &l)| s + w[i & 3] * l)
     }
 }
 
@@ -248,8 +228,7 @@ fn tetrahedron<R: Real>(w: &[Vec3<R>; 4]) -> Option<Sub<R>> {
 
 /// Barycentric weights of the origin in a (non-flat) tetrahedron.
 fn tetra_weights<R: Real>(w: &[Vec3<R>; 4]) -> [R; 4] {
-    let vol =
-        |a: &Vec3<R>, b: &Vec3<R>, c: &Vec3<R>, d: &Vec3<R>| (b - a).dot(&(c - a).cross(&(d - a)));
+    let vol = |a: &Vec3<R>, b: &Vec3<R>, c: &Vec3<R>, d: &Vec3<R>| (b - a).dot(&(c - a).cross(&(d - a)));
     let o = Vec3::zeros();
     let total = vol(&w[0], &w[1], &w[2], &w[3]);
     let l0 = vol(&o, &w[1], &w[2], &w[3]) / total;
@@ -264,11 +243,7 @@ mod tests {
     use crate::math::Pt3;
 
     fn pt(x: f64, y: f64, z: f64) -> CsoPoint<f64> {
-        CsoPoint {
-            w: Vec3::new(x, y, z),
-            a: Pt3::new(x, y, z),
-            b: Pt3::origin(),
-        }
+        CsoPoint { w: Vec3::new(x, y, z), a: Pt3::new(x, y, z), b: Pt3::origin() }
     }
 
     fn simplex(ps: &[CsoPoint<f64>]) -> Simplex<f64> {
@@ -305,9 +280,7 @@ mod tests {
     fn closest_point_matches_brute_force() {
         let mut seed = 12345u64;
         let mut rnd = || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             ((seed >> 11) as f64 / (1u64 << 53) as f64) * 4.0 - 1.0
         };
         for n in 2..=4 {
@@ -337,12 +310,7 @@ mod tests {
         let mut t = simplex(&[pt(-1.0, 1.0, 0.0), pt(0.5, 1.0, 0.0), pt(2.0, 1.0, 0.0)]);
         t.reduce();
         assert!((t.closest().norm() - 1.0).abs() < 1e-12);
-        let mut q = simplex(&[
-            pt(-1.0, -1.0, 1.0),
-            pt(1.0, -1.0, 1.0),
-            pt(0.0, 1.0, 1.0),
-            pt(0.0, 0.0, 1.0),
-        ]);
+        let mut q = simplex(&[pt(-1.0, -1.0, 1.0), pt(1.0, -1.0, 1.0), pt(0.0, 1.0, 1.0), pt(0.0, 0.0, 1.0)]);
         assert!(!q.reduce());
         assert!((q.closest().norm() - 1.0).abs() < 1e-12);
     }
