@@ -228,15 +228,13 @@ fn finish<R: Real>(simplex: &Simplex<R>, v: Vec3<R>, bounds: Bounds<R>, eps: R) 
     }
 }
 
-/// No further progress within the arithmetic: a separation only if the
-/// gap is closed enough to be meaningful is not something we can promise,
-/// so report the bounds honestly.
+/// No further progress is possible in this precision (the descent stopped
+/// before the gap closed to the tolerance). The lower bound is still a
+/// certificate: a positive one proves separation, and the bounds tell the
+/// caller how far the distance itself got. Without it nothing rules contact
+/// out, so the answer is undetermined, never "separated".
 fn stalled<R: Real>(simplex: &Simplex<R>, v: Vec3<R>, bounds: Bounds<R>) -> GjkOutcome<R> {
-    // The gap did not close to the tolerance; the lower bound is still a
-    // certificate. A stall with a positive lower bound within a few ulps of
-    // the upper one is the precision floor of the data: that is a separation.
-    let floor = bounds.upper * R::EPSILON * R::lit(1024.0);
-    if bounds.lower > R::ZERO && !(bounds.upper - bounds.lower > floor) {
+    if bounds.lower > R::ZERO {
         separated(simplex, v, bounds)
     } else {
         GjkOutcome::Undetermined { reason: Undetermined::Degenerate, bounds }

@@ -17,6 +17,9 @@ use crate::shape::CsoPoint;
 pub struct Simplex<R: Real> {
     pts: [CsoPoint<R>; 4],
     bary: [R; 4],
+    /// The closest point, computed directly (not from the weights) where
+    /// that is more accurate: see [`Simplex::reduce`].
+    closest: Vec3<R>,
     len: u8,
 }
 
@@ -25,7 +28,7 @@ impl<R: Real> Simplex<R> {
     pub fn one(p: CsoPoint<R>) -> Self {
         let mut pts = [p; 4];
         pts[1..].fill(p);
-        Self { pts, bary: [R::ONE, R::ZERO, R::ZERO, R::ZERO], len: 1 }
+        Self { pts, bary: [R::ONE, R::ZERO, R::ZERO, R::ZERO], closest: p.w, len: 1 }
     }
 
     /// The points (1 to 4).
@@ -53,9 +56,10 @@ impl<R: Real> Simplex<R> {
         self.points().iter().any(|p| p.w == *w)
     }
 
-    /// The closest point `Σ λᵢ wᵢ`.
+    /// The point of the simplex closest to the origin (`Σ λᵢ wᵢ` up to
+    /// rounding; zero when the origin is enclosed).
     pub fn closest(&self) -> Vec3<R> {
-        self.combine(|p| p.w)
+        self.closest
     }
 
     /// `(Σ λᵢ aᵢ, Σ λᵢ bᵢ)`: the witness points on A and B.
@@ -79,6 +83,12 @@ impl<R: Real> Simplex<R> {
     /// closest to the origin, and set the weights. Returns `true` when the
     /// origin lies inside a full-volume tetrahedron (the simplex then keeps
     /// its four points and the closest point is the origin).
+    ///
+    /// When the closest point is inside a triangle it is computed as the
+    /// projection of the origin on the triangle's plane, `n (n·a) / |n|²`:
+    /// its *direction* is then accurate to rounding even when the origin is
+    /// very close to a large face, where `Σ λᵢ wᵢ` loses the direction to
+    /// cancellation (that matters: GJK's lower bound uses the direction).
     pub fn reduce(&mut self) -> bool {
         let w: [Vec3<R>; 4] = self.pts.map(|p| p.w);
         let sub = match self.len {
@@ -90,6 +100,7 @@ impl<R: Real> Simplex<R> {
                 None => {
                     // Origin enclosed: weights by signed volumes.
                     self.bary = tetra_weights(&w);
+                    self.closest = Vec3::zeros();
                     return true;
                 }
             },
@@ -102,6 +113,16 @@ impl<R: Real> Simplex<R> {
             }
         }
         self.len = sub.n as u8;
+        self.closest = self.combine(|p| p.w);
+        if sub.n == 3 {
+            let (a, b, c) = (self.pts[0].w, self.pts[1].w, self.pts[2].w);
+            let n = (b - a).cross(&(c - a));
+            let nn = n.dot(&n);
+            let proj = n * (n.dot(&a) / nn);
+            if nn > R::ZERO && crate::math::finite_vec(&proj) {
+                self.closest = proj;
+            }
+        }
         false
     }
 }
@@ -180,8 +201,44 @@ fn triangle<R: Real>(w: &[Vec3<R>; 4], i: usize, j: usize, k: usize) -> Sub<R> {
         // Flat (collinear) triangle or NaN: the closest point is on an edge.
         return best_of(w, [segment(w, i, j), segment(w, i, k), segment(w, j, k)]);
     }
-    let (v, t) = (vb / sum, vc / sum);
-    Sub::new(&[i, j, k], &[R::ONE - v - t, v, t])
+    match face_weights(&a, &b, &c) {
+        Some(l) => Sub::new(&[i, j, k], &l),
+        None => {
+            let (v, t) = (vb / sum, vc / sum);
+            Sub::new(&[i, j, k], &[R::ONE - v - t, v, t])
+        }
+    }
+}
+
+/// Barycentric weights of the origin's projection on the plane of `abc`, by
+/// signed areas in the coordinate plane most aligned with the triangle
+/// (Montanari et al.'s signed-volume idea): the error grows like
+/// `ε·size²/area`, where the dot-product form above grows like its square,
+/// which matters for the sliver triangles GJK builds near convergence.
+fn face_weights<R: Real>(a: &Vec3<R>, b: &Vec3<R>, c: &Vec3<R>) -> Option<[R; 3]> {
+    let n = (b - a).cross(&(c - a));
+    let nn = n.dot(&n);
+    if !(nn > R::ZERO) {
+        return None;
+    }
+    let p = n * (n.dot(a) / nn);
+    // Drop the axis where |n| is largest.
+    let an = n.map(|x| x.abs_());
+    let (x, y) = if an.x >= an.y && an.x >= an.z {
+        (1, 2)
+    } else if an.y >= an.z {
+        (2, 0)
+    } else {
+        (0, 1)
+    };
+    let area = |u: &Vec3<R>, v: &Vec3<R>, w: &Vec3<R>| (v[x] - u[x]) * (w[y] - u[y]) - (v[y] - u[y]) * (w[x] - u[x]);
+    let total = area(a, b, c);
+    let l = [area(&p, b, c) / total, area(a, &p, c) / total, area(a, b, &p) / total];
+    if l.iter().all(|v| v.finite()) {
+        Some(l)
+    } else {
+        None
+    }
 }
 
 fn best_of<R: Real, const N: usize>(w: &[Vec3<R>; 4], subs: [Sub<R>; N]) -> Sub<R> {
@@ -197,24 +254,57 @@ fn best_of<R: Real, const N: usize>(w: &[Vec3<R>; 4], subs: [Sub<R>; N]) -> Sub<
     best
 }
 
-/// Faces of the tetrahedron 0123 with the opposite vertex.
+/// Faces of the tetrahedron 0123, each listed with its opposite vertex last.
 const FACES: [[usize; 4]; 4] = [[1, 2, 3, 0], [0, 2, 3, 1], [0, 1, 3, 2], [0, 1, 2, 3]];
+
+/// Signed volume (×6) of the tetrahedron `abcd`.
+#[inline(always)]
+fn volume<R: Real>(a: &Vec3<R>, b: &Vec3<R>, c: &Vec3<R>, d: &Vec3<R>) -> R {
+    (b - a).dot(&(c - a).cross(&(d - a)))
+}
+
+/// The signed volumes with the origin in place of each vertex, and the total.
+/// Vertex `i`'s sub-volume has the sign of the total exactly when the origin
+/// is on vertex `i`'s side of the opposite face.
+fn sub_volumes<R: Real>(w: &[Vec3<R>; 4]) -> ([R; 4], R) {
+    let o = Vec3::zeros();
+    let v = [
+        volume(&o, &w[1], &w[2], &w[3]),
+        volume(&w[0], &o, &w[2], &w[3]),
+        volume(&w[0], &w[1], &o, &w[3]),
+        volume(&w[0], &w[1], &w[2], &o),
+    ];
+    (v, volume(&w[0], &w[1], &w[2], &w[3]))
+}
+
+/// `true` when the tetrahedron is too flat for its volume signs to mean
+/// anything: |volume| below rounding relative to its edge lengths.
+fn is_flat<R: Real>(w: &[Vec3<R>; 4], total: R) -> bool {
+    let mut l2 = R::ZERO;
+    for i in 0..4 {
+        for j in (i + 1)..4 {
+            l2 = crate::math::max(l2, (w[i & 3] - w[j & 3]).norm_squared());
+        }
+    }
+    // |total| ≤ ε·64·L³ (L = longest edge): the fourth point is within
+    // rounding of the plane of the other three.
+    !(total * total > l2 * l2 * l2 * R::EPSILON * R::EPSILON * R::lit(4096.0))
+}
 
 /// Closest point of a tetrahedron, or `None` when the origin is inside it.
 fn tetrahedron<R: Real>(w: &[Vec3<R>; 4]) -> Option<Sub<R>> {
+    let (sub, total) = sub_volumes(w);
+    let flat = is_flat(w, total) || !total.finite();
+    if !flat && sub.iter().all(|&v| !(v * total < R::ZERO)) {
+        return None;
+    }
+    // The closest point lies on a face the origin is beyond; a flat
+    // tetrahedron makes every face a candidate, which is still correct: a
+    // flat tetrahedron is the union of its faces.
     let mut best: Option<(Sub<R>, R)> = None;
     for f in FACES {
-        let (a, b, c, d) = (w[f[0] & 3], w[f[1] & 3], w[f[2] & 3], w[f[3] & 3]);
-        let n = (b - a).cross(&(c - a));
-        let side_origin = -n.dot(&a);
-        let side_d = n.dot(&(d - a));
-        // The origin is beyond this face when it is on the other side from
-        // the opposite vertex; a flat tetrahedron (side_d ≈ 0) makes every
-        // face a candidate, which is still correct: a flat tetrahedron is
-        // the union of its faces.
-        let scale = n.norm_squared() * (d - a).norm_squared();
-        let flat = !(side_d * side_d > scale * R::EPSILON * R::EPSILON);
-        if flat || side_origin * side_d < R::ZERO || !side_d.finite() {
+        let opposite = sub[f[3] & 3];
+        if flat || opposite * total < R::ZERO {
             let s = triangle(w, f[0] & 3, f[1] & 3, f[2] & 3);
             let dist = s.point(w).norm_squared();
             match best {
@@ -223,17 +313,15 @@ fn tetrahedron<R: Real>(w: &[Vec3<R>; 4]) -> Option<Sub<R>> {
             }
         }
     }
-    best.map(|(s, _)| s)
+    // Not flat, origin outside by the signs, yet no face qualified can only
+    // happen with NaN; fall back to the first face (a valid simplex point).
+    Some(best.map_or_else(|| triangle(w, 0, 1, 2), |(s, _)| s))
 }
 
 /// Barycentric weights of the origin in a (non-flat) tetrahedron.
 fn tetra_weights<R: Real>(w: &[Vec3<R>; 4]) -> [R; 4] {
-    let vol = |a: &Vec3<R>, b: &Vec3<R>, c: &Vec3<R>, d: &Vec3<R>| (b - a).dot(&(c - a).cross(&(d - a)));
-    let o = Vec3::zeros();
-    let total = vol(&w[0], &w[1], &w[2], &w[3]);
-    let l0 = vol(&o, &w[1], &w[2], &w[3]) / total;
-    let l1 = vol(&w[0], &o, &w[2], &w[3]) / total;
-    let l2 = vol(&w[0], &w[1], &o, &w[3]) / total;
+    let (sub, total) = sub_volumes(w);
+    let (l0, l1, l2) = (sub[0] / total, sub[1] / total, sub[2] / total);
     [l0, l1, l2, R::ONE - l0 - l1 - l2]
 }
 
