@@ -32,6 +32,9 @@
 #![no_std]
 #![deny(missing_docs)]
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+// `!(a < b)` is how the kernel makes NaN stop a loop or fail a check; the
+// lint would have it rewritten into `a >= b`, which lets NaN through.
+#![allow(clippy::neg_cmp_op_on_partial_ord)]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
 #[cfg(feature = "std")]
@@ -54,5 +57,6 @@ pub mod prelude {
         PolytopeData, Pose, Rounded, Sphere, SupportHint, SupportMap,
     };
     pub use crate::support::gjk::{self, GjkCache, GjkOutcome};
-    pub use crate::support::{epa, mpr};
+    pub use crate::support::mpr::{self, MprOutcome};
+    pub use crate::support::epa;
 }

@@ -132,8 +132,10 @@ pub struct Separation<R: Real> {
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Penetration<R: Real> {
-    /// Penetration depth: the length of the smallest translation that
-    /// separates the bodies (EPA's definition), between the bounds.
+    /// Penetration depth by the method's own definition, between the bounds:
+    /// for EPA the length of the smallest translation that separates the
+    /// bodies; for MPR the depth along its portal normal (an upper bound of
+    /// EPA's).
     pub depth: R,
     /// Certificate on the depth.
     pub bounds: Bounds<R>,
