@@ -1,1 +1,1078 @@
-//! EPA (in progress).
+//! EPA, the expanding polytope algorithm: penetration depth, deepest points
+//! and contact normal of two intersecting convex bodies given by their
+//! support maps (gjk-epa-support-mappings.txt §5).
+//!
+//! EPA starts from the terminal simplex of GJK
+//! ([`GjkOutcome::Intersecting`](super::gjk::GjkOutcome::Intersecting)), a
+//! set of CSO points whose hull contains the origin (or lies within GJK's
+//! tolerance of it), and grows a polytope `P ⊂ A − B` towards the boundary of
+//! the CSO: each iteration takes the face of `P` closest to the origin, asks
+//! the CSO for its support point `w` along that face's outward normal `n`,
+//! removes the faces `w` sees and closes the hole with a fan of triangles to
+//! `w`. Two numbers bracket the depth `δ = min_{|u|=1} h(u)` (`h` the support
+//! function of the CSO) at every step:
+//! - `lower = min_f d_f`, the distance of the closest face: the polytope lies
+//!   inside the CSO and contains the origin, so a ball of that radius does
+//!   too. Each `d_f` is the smallest of `n_f · v` over the three vertices of
+//!   the face, which bounds the distance of the triangle from below for *any*
+//!   unit `n_f`, so rounding in a normal never breaks the certificate;
+//! - `upper = min_k n_k · w_k`, the smallest support value seen: every
+//!   support plane bounds `δ` from above.
+//!
+//! The loop stops when the closest face's own gap `n · w − d ≤ tolerance ·
+//! scale`, `scale` being the largest support-point coordinate seen on either
+//! body (as in GJK). Since `upper ≤ n · w` and `lower = d`, this implies
+//! `upper − lower ≤ tolerance · scale`; requiring it of the face itself also
+//! certifies the reported normal (`h(n) ≤ depth + tolerance · scale`: moving
+//! B by the depth along it separates the bodies), which the global gap alone
+//! does not (with the origin on the polytope's boundary, a face through it
+//! has `d = 0` whatever its normal). Measured on sphere pairs, the two rules
+//! stop at the same iteration but in rare cases.
+//!
+//! A support point that does not rise above the closest face's own vertices
+//! (a sliver whose normal the rounding tilted, `n · w ≤ max_v n · v`) means
+//! no expansion can help: EPA then stops if the gap is within the precision
+//! floor `max(tolerance, 1024·ε) · scale` (as GJK does when it stalls) and
+//! answers [`Undetermined::Degenerate`] with the bounds otherwise.
+//!
+//! # Storage
+//! All storage is a caller-owned [`Epa`] workspace with const-generic
+//! capacities: `V` vertices and `F` faces. Each iteration adds one vertex and
+//! a closed triangulated sphere with `V` vertices has at most `2V − 4` faces
+//! (dead face slots are reused), so `V = N + 4`, `F = 2N + 4` suffice for `N`
+//! iterations: [`DefaultEpa`] is sized for the default 64. Running out of
+//! either is [`Undetermined::OutOfCapacity`] with the bounds reached.
+//!
+//! # Start-up from 1, 2 or 3 points
+//! GJK may stop on a point, a segment or a triangle when the origin lies on
+//! it (touching contact, or a lower-dimensional simplex through a deep
+//! overlap). EPA picks affinely independent points from the simplex and,
+//! where there are not enough, asks the CSO for more: along the six axes
+//! (1 point), four directions orthogonal to the segment (2 points), or both
+//! ways along the triangle normal (3 points), keeping the farthest. The
+//! resulting tetrahedron need not contain the origin: choosing the face with
+//! the smallest *signed* distance makes the first iterations grow the
+//! polytope over the origin before the depth is refined.
+//!
+//! If the CSO is flat (no support point leaves the line or plane of the
+//! points by more than `16·ε·scale`), its penetration depth is zero: EPA
+//! answers a zero-depth [`Proximity::Penetrating`] whose upper bound is the
+//! smallest support value seen — a touching contact — when that bound is
+//! within the tolerance, and [`Undetermined::Degenerate`] otherwise.
+//!
+//! # Outcomes
+//! - [`Proximity::Penetrating`] with `depth = max(lower, 0)` (the distance of
+//!   the closest face), `bounds = [lower, upper]` clamped at zero (GJK's
+//!   "intersecting" allows the origin to lie up to its tolerance outside the
+//!   CSO: touching within tolerance is a zero-depth penetration), the closest
+//!   face's outward normal (from A towards B), and witness points from the
+//!   barycentric coordinates of the origin's projection on that face applied
+//!   to the body points of its vertices, so that
+//!   `point_a − point_b = depth · normal` (to rounding) and moving B by
+//!   `depth · normal` separates the bodies (within tolerance). Where the CSO
+//!   is flat, several coplanar faces tie for closest; the witness is taken
+//!   from the one that contains the projection.
+//! - [`Proximity::Undetermined`] when the iteration cap
+//!   ([`Undetermined::IterationCap`]), the vertex or face capacity
+//!   ([`Undetermined::OutOfCapacity`]), the arithmetic
+//!   ([`Undetermined::Degenerate`]: the visible region stopped being a disk
+//!   bounded by one simple loop, a new face had no normal, the stall above,
+//!   or a support plane clearly separating the origin from the CSO — the
+//!   input was not an intersecting simplex) or a NaN
+//!   ([`Undetermined::NonFinite`]) stops it. Its bounds are on the *signed*
+//!   distance: `[−upper, −lower]` once the polytope contains the origin
+//!   (`lower ≥ 0`), `[−upper, d₀]` before (`d₀` the distance of the origin
+//!   from the input simplex, whose hull lies in the CSO). The workspace's
+//!   polytope stays consistent (closed, every adjacency alive) on every
+//!   exit; nothing is left half-expanded.
+//!
+//! Curved bodies converge slowly (each iteration refines the polytope near
+//! the contact only by one vertex): with 64 iterations, sphere pairs reach
+//! a relative gap of about `1e-4`, not the default `1000·ε` of f64. Pass a
+//! tolerance suited to the shapes or expect [`Undetermined::IterationCap`]
+//! with valid bounds. Polytope pairs (boxes) converge exactly.
+//!
+//! Every loop has a hard cap (the iteration budget, the capacities) and every
+//! loop test is written so that a NaN stops it.
+
+use super::simplex::Simplex;
+use crate::math::{any_orthogonal, finite_vec, max, max_abs, min, norm, normalize, Pt3, Real, Vec3};
+use crate::query::{Bounds, Budget, Penetration, Proximity, Undetermined, Witness};
+use crate::shape::{Cso, CsoPoint, SupportMap};
+
+/// Capacity-free index meaning "none".
+const NONE: u16 = u16::MAX;
+
+/// A triangle of the polytope: vertices counter-clockwise seen from outside,
+/// `adj[k]` the face across the edge `v[k] → v[k+1]`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+struct Face<R: Real> {
+    v: [u16; 3],
+    adj: [u16; 3],
+    /// Unit outward normal.
+    normal: Vec3<R>,
+    /// `min_k normal · v_k`: signed distance of the origin below the face
+    /// (a lower bound of the distance of the triangle when positive).
+    dist: R,
+    alive: bool,
+    /// Seen from the new support point (scratch of one expansion).
+    visible: bool,
+}
+
+/// A horizon edge `a → b` (as in the visible face it bounded), the face
+/// beyond it and the new face that will replace the visible one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+struct Edge {
+    a: u16,
+    b: u16,
+    /// The non-visible face across the edge, and the index of the edge in it.
+    outer: u16,
+    outer_edge: u8,
+    /// Slot of the new face `(a, b, w)`.
+    slot: u16,
+}
+
+/// Caller-owned EPA workspace with room for `V` vertices and `F` faces.
+///
+/// Use [`DefaultEpa`] (64 iterations) unless a smaller budget or footprint
+/// is wanted; `V = N + 4`, `F = 2N + 4` for `N` iterations (see the module
+/// docs). Both capacities must be below `u16::MAX`. The workspace is plain
+/// data and can live in a `static` (the constructor is `const`).
+///
+/// ```
+/// use narrowphase::prelude::*;
+/// use narrowphase::support::epa::DefaultEpa;
+/// use nalgebra::{Translation3, Vector3};
+///
+/// let a = Placed::new(Cuboid::new(Vector3::new(1.0_f64, 1.0, 1.0)).unwrap(), Pose::identity());
+/// let b = Placed::new(Cuboid::new(Vector3::new(1.0_f64, 1.0, 1.0)).unwrap(),
+///     Pose::from_parts(Translation3::new(1.5, 0.2, 0.0), Default::default()));
+/// let budget = Budget::default();
+/// let GjkOutcome::Intersecting(simplex) = gjk::distance(&a, &b, &budget, &mut GjkCache::default()) else { panic!() };
+/// let mut epa = DefaultEpa::<f64>::new();
+/// let Proximity::Penetrating(p) = epa.penetration(&a, &b, &simplex, &budget) else { panic!() };
+/// assert!((p.depth - 0.5).abs() < 1e-9);
+/// assert!((p.witness.normal - Vector3::x()).norm() < 1e-9);
+/// assert!(p.bounds.contains(0.5));
+/// ```
+#[derive(Clone, Debug)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Epa<R: Real, const V: usize, const F: usize> {
+    verts: [CsoPoint<R>; V],
+    faces: [Face<R>; F],
+    horizon: [Edge; V],
+    queue: [u16; F],
+    n_verts: u16,
+    /// High-water mark of the face slots in use.
+    n_faces: u16,
+    iterations: u32,
+}
+
+/// The workspace for the default budget of 64 iterations: 68 vertices, 132
+/// faces.
+pub type DefaultEpa<R> = Epa<R, 68, 132>;
+
+/// Scale-relative thresholds and the bounds reached so far.
+struct Track<R: Real> {
+    /// Largest support-point coordinate seen (either body).
+    scale: R,
+    /// `min n · w` over the unit directions probed: upper bound on the depth.
+    upper: R,
+    /// The direction achieving `upper`.
+    upper_dir: Vec3<R>,
+    /// Distance of the origin from the input simplex: an upper bound on the
+    /// signed distance before the polytope contains the origin.
+    d0: R,
+    tol: R,
+}
+
+impl<R: Real> Track<R> {
+    fn see(&mut self, p: &CsoPoint<R>) {
+        self.scale = max(self.scale, max(max_abs(&p.a.coords), max_abs(&p.b.coords)));
+    }
+    /// Convergence tolerance.
+    fn eps(&self) -> R {
+        self.tol * self.scale
+    }
+    /// Size below which a point counts as lying on a line or a plane.
+    fn eps_rank(&self) -> R {
+        R::EPSILON * R::lit(16.0) * self.scale
+    }
+    /// The precision floor: a gap the arithmetic cannot close (as in GJK).
+    fn eps_floor(&self) -> R {
+        max(self.tol, R::EPSILON * R::lit(1024.0)) * self.scale
+    }
+    /// How far in front of a face the new point must be for the face to be
+    /// removed. Faces closer than this stay (a reflex edge of at most this
+    /// size), which keeps new faces away from slivers whose normals the
+    /// rounding decides.
+    fn eps_visible(&self) -> R {
+        max(R::EPSILON * R::lit(16.0), self.tol * R::lit(0.25)) * self.scale
+    }
+    /// Signed-distance bounds given the current closest face distance.
+    fn bounds(&self, lower: Option<R>) -> Bounds<R> {
+        let upper = match lower {
+            Some(d) if d >= R::ZERO => -d,
+            _ => self.d0,
+        };
+        Bounds { lower: -self.upper, upper }
+    }
+}
+
+/// The CSO point with everything at the origin.
+const fn zero_point<R: Real>() -> CsoPoint<R> {
+    CsoPoint {
+        w: Vec3::new(R::ZERO, R::ZERO, R::ZERO),
+        a: Pt3::new(R::ZERO, R::ZERO, R::ZERO),
+        b: Pt3::new(R::ZERO, R::ZERO, R::ZERO),
+    }
+}
+
+/// `Err` for a broken internal invariant (an index out of range): never
+/// expected, reported as degenerate rather than panicking.
+const BROKEN: Undetermined = Undetermined::Degenerate;
+
+impl<R: Real, const V: usize, const F: usize> Epa<R, V, F> {
+    const INDEX_CHECK: () = assert!(V < u16::MAX as usize && F < u16::MAX as usize, "EPA capacities must fit u16");
+
+    const EMPTY_VERT: CsoPoint<R> = zero_point();
+    const EMPTY_FACE: Face<R> = Face {
+        v: [0; 3],
+        adj: [NONE; 3],
+        normal: Vec3::new(R::ZERO, R::ZERO, R::ZERO),
+        dist: R::ZERO,
+        alive: false,
+        visible: false,
+    };
+    const EMPTY_EDGE: Edge = Edge { a: 0, b: 0, outer: NONE, outer_edge: 0, slot: NONE };
+
+    /// An empty workspace. `const`, so it can initialise a `static`.
+    pub const fn new() -> Self {
+        #[allow(clippy::let_unit_value)]
+        let () = Self::INDEX_CHECK;
+        Self {
+            verts: [Self::EMPTY_VERT; V],
+            faces: [Self::EMPTY_FACE; F],
+            horizon: [Self::EMPTY_EDGE; V],
+            queue: [0; F],
+            n_verts: 0,
+            n_faces: 0,
+            iterations: 0,
+        }
+    }
+
+    /// Iterations (support queries after start-up) of the last query.
+    pub fn iterations(&self) -> u32 {
+        self.iterations
+    }
+
+    /// Vertices of the final polytope of the last query (some may be
+    /// interior, left over from removed faces).
+    pub fn vertex_count(&self) -> usize {
+        self.n_verts as usize
+    }
+
+    /// Penetration depth, deepest points and contact normal of `a` and `b`,
+    /// starting from `simplex`, the terminal simplex of
+    /// [`GjkOutcome::Intersecting`](super::gjk::GjkOutcome::Intersecting)
+    /// (1 to 4 CSO points whose hull contains the origin or lies within the
+    /// tolerance of it). See the module docs for the outcomes and bounds.
+    ///
+    /// ```
+    /// use narrowphase::prelude::*;
+    /// use narrowphase::support::epa::Epa;
+    /// use nalgebra::{Translation3, Vector3};
+    ///
+    /// let a = Placed::new(Sphere::new(1.0_f32).unwrap(), Pose::identity());
+    /// let b = Placed::new(Cuboid::new(Vector3::new(1.0_f32, 1.0, 1.0)).unwrap(),
+    ///     Pose::from_parts(Translation3::new(0.0, 0.0, 1.8), Default::default()));
+    /// let budget = Budget::default();
+    /// let GjkOutcome::Intersecting(simplex) = gjk::distance(&a, &b, &budget, &mut GjkCache::default()) else { panic!() };
+    /// let mut epa = Epa::<f32, 36, 68>::new(); // room for 32 iterations
+    /// match epa.penetration(&a, &b, &simplex, &Budget::new(32, 1e-3)) {
+    ///     Proximity::Penetrating(p) => {
+    ///         assert!((p.depth - 0.2).abs() < 2e-3);
+    ///         assert!((p.witness.normal - Vector3::z()).norm() < 0.05);
+    ///     }
+    ///     other => panic!("{other:?}"),
+    /// }
+    /// ```
+    pub fn penetration<A, B>(&mut self, a: &A, b: &B, simplex: &Simplex<R>, budget: &Budget<R>) -> Proximity<R>
+    where
+        A: SupportMap<R> + ?Sized,
+        B: SupportMap<R> + ?Sized,
+    {
+        let mut cso = Cso::new(a, b);
+        self.run(&mut cso, simplex, budget)
+    }
+
+    /// [`penetration`](Self::penetration) on a CSO whose hill-climbing hints
+    /// the caller keeps.
+    pub(crate) fn run<A, B>(
+        &mut self,
+        cso: &mut Cso<'_, A, B>,
+        simplex: &Simplex<R>,
+        budget: &Budget<R>,
+    ) -> Proximity<R>
+    where
+        A: SupportMap<R> + ?Sized,
+        B: SupportMap<R> + ?Sized,
+    {
+        self.n_verts = 0;
+        self.n_faces = 0;
+        self.iterations = 0;
+        let undetermined = |reason, bounds| Proximity::Undetermined { reason, bounds };
+        let tol = budget.tolerance;
+        if !(tol >= R::ZERO) || !tol.finite() {
+            return undetermined(Undetermined::NonFinite, Bounds::unknown());
+        }
+        let pts = simplex.points();
+        if pts.is_empty() {
+            return undetermined(Undetermined::Degenerate, Bounds::unknown());
+        }
+        if !pts.iter().all(|p| p.is_finite() && finite_vec(&p.w)) {
+            return undetermined(Undetermined::NonFinite, Bounds::unknown());
+        }
+        let mut reduced = *simplex;
+        reduced.reduce();
+        let d0 = norm(&reduced.closest());
+        if !d0.finite() {
+            return undetermined(Undetermined::NonFinite, Bounds::unknown());
+        }
+        let mut t = Track { scale: R::ZERO, upper: R::INFINITY, upper_dir: Vec3::x(), d0, tol };
+        pts.iter().for_each(|p| t.see(p));
+
+        match self.start(cso, pts, &mut t) {
+            Ok(true) => {}
+            Ok(false) => return flat(&t, &reduced),
+            Err(reason) => return undetermined(reason, t.bounds(None)),
+        }
+
+        for it in 0..budget.max_iterations {
+            self.iterations = it + 1;
+            let Some((f, face)) = self.closest() else {
+                return undetermined(Undetermined::NonFinite, t.bounds(None));
+            };
+            let p = match probe(cso, &face.normal, &mut t) {
+                Ok(p) => p,
+                Err(reason) => return undetermined(reason, t.bounds(Some(face.dist))),
+            };
+            let h = face.normal.dot(&p.w);
+            if !(h - face.dist > t.eps()) {
+                return self.finish(&face, &t);
+            }
+            // A support point no higher than the face's own vertices (a
+            // sliver whose normal the rounding tilted): expanding cannot
+            // help. The gap is then the precision floor of the face.
+            let top = match self.top(&face) {
+                Ok(top) => top,
+                Err(reason) => return undetermined(reason, t.bounds(Some(face.dist))),
+            };
+            if !(h - top > t.eps_rank()) {
+                if !(h - face.dist > t.eps_floor()) {
+                    return self.finish(&face, &t);
+                }
+                return undetermined(Undetermined::Degenerate, t.bounds(Some(face.dist)));
+            }
+            if let Err(reason) = self.expand(f, p, t.eps_visible()) {
+                return undetermined(reason, t.bounds(Some(face.dist)));
+            }
+        }
+        let lower = self.closest().map(|(_, f)| f.dist);
+        undetermined(Undetermined::IterationCap, t.bounds(lower))
+    }
+
+    /// Builds the starting tetrahedron. `Ok(false)`: the CSO is flat.
+    fn start<A, B>(
+        &mut self,
+        cso: &mut Cso<'_, A, B>,
+        pts: &[CsoPoint<R>],
+        t: &mut Track<R>,
+    ) -> Result<bool, Undetermined>
+    where
+        A: SupportMap<R> + ?Sized,
+        B: SupportMap<R> + ?Sized,
+    {
+        let p0 = *pts.first().ok_or(BROKEN)?;
+
+        // Second point: the farthest from p0, else an axis support.
+        let from_p0 = |p: &CsoPoint<R>| norm(&(p.w - p0.w));
+        let mut p1 = farthest(pts, from_p0);
+        if !(p1.1 > t.eps_rank()) {
+            for dir in [Vec3::x(), -Vec3::x(), Vec3::y(), -Vec3::y(), Vec3::z(), -Vec3::z()] {
+                let q = probe(cso, &dir, t)?;
+                let d = from_p0(&q);
+                if d > p1.1 {
+                    p1 = (q, d);
+                }
+            }
+            if !(p1.1 > t.eps_rank()) {
+                return Ok(false);
+            }
+        }
+        let p1 = p1.0;
+
+        // Third: the farthest from the line, else a support orthogonal to it.
+        let u = normalize(&(p1.w - p0.w)).ok_or(Undetermined::Degenerate)?;
+        let from_line = |p: &CsoPoint<R>| norm(&(p.w - p0.w).cross(&u));
+        let mut p2 = farthest(pts, from_line);
+        if !(p2.1 > t.eps_rank()) {
+            let o1 = any_orthogonal(&u);
+            let o2 = u.cross(&o1);
+            for dir in [o1, -o1, o2, -o2] {
+                let q = probe(cso, &dir, t)?;
+                let d = from_line(&q);
+                if d > p2.1 {
+                    p2 = (q, d);
+                }
+            }
+            if !(p2.1 > t.eps_rank()) {
+                return Ok(false);
+            }
+        }
+        let p2 = p2.0;
+
+        // Fourth: the farthest from the plane, else a support along ±normal.
+        let n = normalize(&(p1.w - p0.w).cross(&(p2.w - p0.w))).ok_or(Undetermined::Degenerate)?;
+        let from_plane = |p: &CsoPoint<R>| n.dot(&(p.w - p0.w)).abs_();
+        let mut p3 = farthest(pts, from_plane);
+        if !(p3.1 > t.eps_rank()) {
+            for dir in [n, -n] {
+                let q = probe(cso, &dir, t)?;
+                let d = from_plane(&q);
+                if d > p3.1 {
+                    p3 = (q, d);
+                }
+            }
+            if !(p3.1 > t.eps_rank()) {
+                return Ok(false);
+            }
+        }
+        let p3 = p3.0;
+
+        // Orient: p3 below the face (p0, p1, p2) counter-clockwise.
+        let (p1, p2) = if n.dot(&(p3.w - p0.w)) > R::ZERO { (p2, p1) } else { (p1, p2) };
+        if V < 4 || F < 4 {
+            return Err(Undetermined::OutOfCapacity);
+        }
+        for (slot, p) in self.verts.iter_mut().zip([p0, p1, p2, p3]) {
+            *slot = p;
+        }
+        self.n_verts = 4;
+        const TETRA: [[u16; 3]; 4] = [[0, 1, 2], [0, 3, 1], [0, 2, 3], [1, 3, 2]];
+        for (i, v) in TETRA.iter().enumerate() {
+            let w = [self.vert(v[0])?.w, self.vert(v[1])?.w, self.vert(v[2])?.w];
+            let (normal, dist) = plane(&w[0], &w[1], &w[2]).ok_or(Undetermined::Degenerate)?;
+            let face = self.faces.get_mut(i).ok_or(BROKEN)?;
+            *face = Face { v: *v, adj: [NONE; 3], normal, dist, alive: true, visible: false };
+        }
+        self.n_faces = 4;
+        // Adjacency by matching each edge with its reverse.
+        for i in 0..4 {
+            let vi = self.faces.get(i).ok_or(BROKEN)?.v;
+            for k in 0..3 {
+                let (a, b) = (vi[k], vi[(k + 1) % 3]);
+                let j = (0..4)
+                    .find(|&j| self.faces.get(j).is_some_and(|f| (0..3).any(|e| f.v[e] == b && f.v[(e + 1) % 3] == a)));
+                let j = j.ok_or(BROKEN)?;
+                let face = self.faces.get_mut(i).ok_or(BROKEN)?;
+                face.adj[k] = j as u16;
+            }
+        }
+        Ok(true)
+    }
+
+    /// The face containing `p` (the projection of the origin on `face`) and
+    /// its barycentric coordinates there. Where the CSO is flat, many faces
+    /// are coplanar and rounding picks which one is closest; the projection
+    /// may then lie outside the chosen face (far outside a needle), and
+    /// extrapolated weights would amplify the rounding of the witness
+    /// points. Walk across edges towards `p`, to faces whose plane holds `p`
+    /// within `eps` (coplanar up to rounding), while `p` gets more inside,
+    /// at most `F` steps.
+    fn locate(&self, face: &Face<R>, p: &Vec3<R>, eps: R) -> Result<([CsoPoint<R>; 3], [R; 3]), Undetermined> {
+        let inside = -Real::sqrt(R::EPSILON);
+        let mut cur = *face;
+        let mut best: Option<([CsoPoint<R>; 3], [R; 3], R)> = None;
+        for _ in 0..F {
+            let pts = [*self.vert(cur.v[0])?, *self.vert(cur.v[1])?, *self.vert(cur.v[2])?];
+            let Some(l) = barycentric(&pts[0].w, &pts[1].w, &pts[2].w, p) else {
+                break;
+            };
+            let (k, lmin) = (0..3).fold((0, l[0]), |(k, m), i| if l[i] < m { (i, l[i]) } else { (k, m) });
+            // Strictly better each step, so no face is visited twice.
+            match best {
+                Some((_, _, b)) if !(lmin > b) => break,
+                _ => best = Some((pts, l, lmin)),
+            }
+            if !(lmin < inside) {
+                break;
+            }
+            // Across the edge opposite the most negative weight.
+            let g = *self.face(cur.adj[(k + 1) % 3])?;
+            if !g.alive || !((g.normal.dot(p) - g.dist).abs_() <= eps) {
+                break;
+            }
+            cur = g;
+        }
+        best.map(|(pts, l, _)| (pts, l)).ok_or(Undetermined::Degenerate)
+    }
+
+    /// The largest `normal · v` over the face's vertices.
+    fn top(&self, face: &Face<R>) -> Result<R, Undetermined> {
+        let mut top = -R::INFINITY;
+        for v in face.v {
+            top = max(top, face.normal.dot(&self.vert(v)?.w));
+        }
+        Ok(top)
+    }
+
+    fn vert(&self, i: u16) -> Result<&CsoPoint<R>, Undetermined> {
+        self.verts.get(i as usize).ok_or(BROKEN)
+    }
+
+    fn face(&self, i: u16) -> Result<&Face<R>, Undetermined> {
+        self.faces.get(i as usize).ok_or(BROKEN)
+    }
+
+    /// The live face with the smallest signed distance.
+    fn closest(&self) -> Option<(u16, Face<R>)> {
+        let mut best: Option<(u16, Face<R>)> = None;
+        let live = self.faces.iter().take(self.n_faces as usize).enumerate().filter(|(_, f)| f.alive);
+        for (i, f) in live {
+            match best {
+                Some((_, b)) if !(f.dist < b.dist) => {}
+                _ if f.dist.finite() => best = Some((i as u16, *f)),
+                _ => {}
+            }
+        }
+        best
+    }
+
+    /// Adds `p` (in front of face `start`): removes the faces it sees and
+    /// closes the hole with a fan of new faces to `p`. The polytope is left
+    /// unchanged on error.
+    fn expand(&mut self, start: u16, p: CsoPoint<R>, eps_visible: R) -> Result<(), Undetermined> {
+        if self.n_verts as usize >= V {
+            return Err(Undetermined::OutOfCapacity);
+        }
+        let seen = self.flood(start, &p.w, eps_visible);
+        let result = seen.and_then(|n_seen| self.horizon(n_seen, &p.w).map(|n_edges| (n_seen, n_edges)));
+        let (n_seen, n_edges) = match result {
+            Ok(x) => x,
+            Err(e) => {
+                // Leave no face marked.
+                for f in self.faces.iter_mut() {
+                    f.visible = false;
+                }
+                return Err(e);
+            }
+        };
+
+        // Commit: the new vertex, the removal, the fan.
+        let fallback_normal = self.face(start)?.normal;
+        let wi = self.n_verts;
+        *self.verts.get_mut(wi as usize).ok_or(BROKEN)? = p;
+        self.n_verts += 1;
+        for q in self.queue.iter().take(n_seen) {
+            if let Some(f) = self.faces.get_mut(*q as usize) {
+                f.alive = false;
+                f.visible = false;
+            }
+        }
+        let mut cursor = 0;
+        for e in self.horizon.iter_mut().take(n_edges) {
+            let nf = self.n_faces as usize;
+            let slot = (cursor..F).find(|&s| s >= nf || self.faces.get(s).is_some_and(|f| !f.alive)).ok_or(BROKEN)?;
+            if let Some(f) = self.faces.get_mut(slot) {
+                f.alive = true;
+            }
+            self.n_faces = self.n_faces.max(slot as u16 + 1);
+            e.slot = slot as u16;
+            cursor = slot + 1;
+        }
+        for j in 0..n_edges {
+            let e = *self.horizon.get(j).ok_or(BROKEN)?;
+            let next = self.horizon.get((j + 1) % n_edges).ok_or(BROKEN)?.slot;
+            let prev = self.horizon.get((j + n_edges - 1) % n_edges).ok_or(BROKEN)?.slot;
+            let (a, b) = (self.vert(e.a)?.w, self.vert(e.b)?.w);
+            // `horizon` checked that the plane exists (`has_plane`, the same
+            // arithmetic short of the square root). The fallback (the expanded face's
+            // normal, with the distance taken over this triangle) would
+            // still be a valid certificate.
+            let (normal, dist) = plane(&a, &b, &p.w).unwrap_or_else(|| {
+                let n = fallback_normal;
+                (n, min(min(n.dot(&a), n.dot(&b)), n.dot(&p.w)))
+            });
+            let face = self.faces.get_mut(e.slot as usize).ok_or(BROKEN)?;
+            *face = Face { v: [e.a, e.b, wi], adj: [e.outer, next, prev], normal, dist, alive: true, visible: false };
+            let outer = self.faces.get_mut(e.outer as usize).ok_or(BROKEN)?;
+            if let Some(x) = outer.adj.get_mut(e.outer_edge as usize) {
+                *x = e.slot;
+            }
+        }
+        Ok(())
+    }
+
+    /// Marks the connected set of faces that `w` sees, from `start`, and
+    /// lists them in `queue`. Returns their count.
+    fn flood(&mut self, start: u16, w: &Vec3<R>, eps_visible: R) -> Result<usize, Undetermined> {
+        self.faces.get_mut(start as usize).ok_or(BROKEN)?.visible = true;
+        *self.queue.first_mut().ok_or(BROKEN)? = start;
+        let mut len = 1;
+        // Each face is queued at most once: at most F rounds.
+        for head in 0..F {
+            if head >= len {
+                break;
+            }
+            let f = *self.queue.get(head).ok_or(BROKEN)?;
+            let adj = self.face(f)?.adj;
+            for g in adj {
+                let gf = self.faces.get_mut(g as usize).ok_or(BROKEN)?;
+                if !gf.alive {
+                    return Err(BROKEN);
+                }
+                if gf.visible || !(gf.normal.dot(w) - gf.dist > eps_visible) {
+                    continue;
+                }
+                gf.visible = true;
+                *self.queue.get_mut(len).ok_or(BROKEN)? = g;
+                len += 1;
+            }
+        }
+        Ok(len)
+    }
+
+    /// Collects the boundary of the visible faces into `horizon`, ordered as
+    /// one closed loop; checks that the loop is simple, that there is room
+    /// and that every new face `(a, b, w)` has a normal. Returns the number
+    /// of edges.
+    fn horizon(&mut self, n_seen: usize, w: &Vec3<R>) -> Result<usize, Undetermined> {
+        let mut n = 0;
+        for qi in 0..n_seen {
+            let f = *self.queue.get(qi).ok_or(BROKEN)?;
+            let face = *self.face(f)?;
+            for k in 0..3 {
+                let g = face.adj[k];
+                let gf = self.face(g)?;
+                if gf.visible {
+                    continue;
+                }
+                let (a, b) = (face.v[k], face.v[(k + 1) % 3]);
+                let outer_edge = (0..3).find(|&e| gf.v[e] == b && gf.v[(e + 1) % 3] == a).ok_or(BROKEN)?;
+                // More boundary edges than vertices: not a simple loop.
+                let slot = self.horizon.get_mut(n).ok_or(Undetermined::Degenerate)?;
+                *slot = Edge { a, b, outer: g, outer_edge: outer_edge as u8, ..Self::EMPTY_EDGE };
+                n += 1;
+            }
+        }
+        if n < 3 {
+            return Err(Undetermined::Degenerate);
+        }
+        // Simple: every vertex starts one edge only.
+        for i in 0..n {
+            let a = self.horizon.get(i).ok_or(BROKEN)?.a;
+            if self.horizon.iter().take(n).skip(i + 1).any(|e| e.a == a) {
+                return Err(Undetermined::Degenerate);
+            }
+        }
+        // Chain into one loop.
+        for i in 0..n - 1 {
+            let end = self.horizon.get(i).ok_or(BROKEN)?.b;
+            let j = (i + 1..n).find(|&j| self.horizon.get(j).is_some_and(|e| e.a == end));
+            let j = j.ok_or(Undetermined::Degenerate)?;
+            self.horizon.swap(i + 1, j);
+        }
+        let (first, last) = (self.horizon.first().ok_or(BROKEN)?, self.horizon.get(n - 1).ok_or(BROKEN)?);
+        if last.b != first.a {
+            return Err(Undetermined::Degenerate);
+        }
+        // Room: dead slots, the visible faces, and the never used ones.
+        let nf = self.n_faces as usize;
+        let dead = self.faces.iter().take(nf).filter(|f| !f.alive).count();
+        if dead + n_seen + (F - nf) < n {
+            return Err(Undetermined::OutOfCapacity);
+        }
+        // Every new face must have a normal.
+        for e in self.horizon.iter().take(n) {
+            if !has_plane(&self.vert(e.a)?.w, &self.vert(e.b)?.w, w) {
+                return Err(Undetermined::Degenerate);
+            }
+        }
+        Ok(n)
+    }
+
+    /// The converged answer from the closest face.
+    fn finish(&self, face: &Face<R>, t: &Track<R>) -> Proximity<R> {
+        let eps = t.eps();
+        let bounds = t.bounds(Some(face.dist));
+        if t.upper < -eps {
+            // A support plane puts the origin clearly outside the CSO: the
+            // input was not an intersecting simplex.
+            return Proximity::Undetermined { reason: Undetermined::Degenerate, bounds };
+        }
+        let proj = face.normal * face.dist;
+        let (pts, l) = match self.locate(face, &proj, t.eps_rank()) {
+            Ok(x) => x,
+            Err(reason) => return Proximity::Undetermined { reason, bounds },
+        };
+        let combine = |f: fn(&CsoPoint<R>) -> Vec3<R>| pts.iter().zip(l).fold(Vec3::zeros(), |s, (p, l)| s + f(p) * l);
+        let point_a = Pt3::from(combine(|p| p.a.coords));
+        let point_b = Pt3::from(combine(|p| p.b.coords));
+        let depth = max(face.dist, R::ZERO);
+        let up = max(t.upper, R::ZERO);
+        Proximity::Penetrating(Penetration {
+            depth,
+            bounds: Bounds { lower: min(depth, up), upper: max(depth, up) },
+            witness: Witness { point_a, point_b, normal: face.normal },
+        })
+    }
+}
+
+impl<R: Real, const V: usize, const F: usize> Default for Epa<R, V, F> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The support point along the unit `dir`, with its support plane recorded.
+fn probe<R, A, B>(cso: &mut Cso<'_, A, B>, dir: &Vec3<R>, t: &mut Track<R>) -> Result<CsoPoint<R>, Undetermined>
+where
+    R: Real,
+    A: SupportMap<R> + ?Sized,
+    B: SupportMap<R> + ?Sized,
+{
+    let p = cso.support_point(dir);
+    if !p.is_finite() || !finite_vec(&p.w) {
+        return Err(Undetermined::NonFinite);
+    }
+    t.see(&p);
+    let h = dir.dot(&p.w);
+    if !h.finite() {
+        return Err(Undetermined::NonFinite);
+    }
+    if h < t.upper {
+        t.upper = h;
+        t.upper_dir = *dir;
+    }
+    Ok(p)
+}
+
+/// The point of `pts` maximising `f`, with the value.
+fn farthest<R: Real>(pts: &[CsoPoint<R>], f: impl Fn(&CsoPoint<R>) -> R) -> (CsoPoint<R>, R) {
+    let mut best: Option<(CsoPoint<R>, R)> = None;
+    for p in pts {
+        let d = f(p);
+        match best {
+            Some((_, b)) if !(d > b) => {}
+            _ => best = Some((*p, d)),
+        }
+    }
+    // `pts` is never empty here; the fallback only keeps this total.
+    best.unwrap_or((zero_point(), R::ZERO))
+}
+
+/// Unit normal of the triangle `abc` (counter-clockwise) and the smallest
+/// `n · v` over its vertices, or `None` when the triangle has no normal.
+///
+/// The cross product is taken at the vertex opposite the longest edge (the
+/// largest angle), which keeps needle-shaped faces' normals accurate.
+fn plane<R: Real>(a: &Vec3<R>, b: &Vec3<R>, c: &Vec3<R>) -> Option<(Vec3<R>, R)> {
+    let n = normalize(&cross(a, b, c))?;
+    let dist = min(min(n.dot(a), n.dot(b)), n.dot(c));
+    dist.finite().then_some((n, dist))
+}
+
+/// `plane(a, b, c).is_some()` for finite points, without the square root.
+fn has_plane<R: Real>(a: &Vec3<R>, b: &Vec3<R>, c: &Vec3<R>) -> bool {
+    let n = cross(a, b, c);
+    let nn = n.dot(&n);
+    nn > R::ZERO && nn.finite()
+}
+
+/// `(b − a) × (c − a)`, computed at the vertex opposite the longest edge.
+fn cross<R: Real>(a: &Vec3<R>, b: &Vec3<R>, c: &Vec3<R>) -> Vec3<R> {
+    let (ab, bc, ca) = (b - a, c - b, a - c);
+    let (lab, lbc, lca) = (ab.dot(&ab), bc.dot(&bc), ca.dot(&ca));
+    if lab >= lbc && lab >= lca {
+        // Longest edge ab: at c, (a − c) × (b − c).
+        ca.cross(&(-bc))
+    } else if lbc >= lca {
+        // Longest bc: at a.
+        ab.cross(&(-ca))
+    } else {
+        // Longest ca: at b.
+        bc.cross(&(-ab))
+    }
+}
+
+/// Barycentric coordinates of the projection of `p` on the plane of `abc`.
+///
+/// Stable for needles (one short edge): the weight of the apex opposite the
+/// shortest edge comes from the position along the needle, and the split
+/// along the short edge is taken after it, so an error in the first weight
+/// only moves the point by that error times the short edge.
+fn barycentric<R: Real>(a: &Vec3<R>, b: &Vec3<R>, c: &Vec3<R>, p: &Vec3<R>) -> Option<[R; 3]> {
+    let (lab, lbc, lca) = ((b - a).norm_squared(), (c - b).norm_squared(), (a - c).norm_squared());
+    // (x, y) the shortest edge, z the apex; `order` maps back to (a, b, c).
+    let (x, y, z, order) = if lab <= lbc && lab <= lca {
+        (a, b, c, [0, 1, 2])
+    } else if lbc <= lca {
+        (b, c, a, [2, 0, 1])
+    } else {
+        (c, a, b, [1, 2, 0])
+    };
+    let e = y - x;
+    let ee = e.dot(&e);
+    let zx = z - x;
+    let m = zx - e * (zx.dot(&e) / ee);
+    let mm = m.dot(&m);
+    if !(ee > R::ZERO) || !(mm > R::ZERO) || !mm.finite() {
+        return None;
+    }
+    let px = p - x;
+    let wz = px.dot(&m) / mm;
+    let wy = (px - zx * wz).dot(&e) / ee;
+    let w = [R::ONE - wy - wz, wy, wz];
+    Some(order.map(|i| w[i]))
+}
+
+/// The answer for a flat CSO: zero depth when the support planes seen put
+/// the boundary within the tolerance of the origin.
+fn flat<R: Real>(t: &Track<R>, reduced: &Simplex<R>) -> Proximity<R> {
+    let up = max(t.upper, R::ZERO);
+    if !(up <= t.eps()) || t.upper < -t.eps() {
+        return Proximity::Undetermined { reason: Undetermined::Degenerate, bounds: t.bounds(None) };
+    }
+    let (pa, pb) = reduced.witnesses();
+    Proximity::Penetrating(Penetration {
+        depth: R::ZERO,
+        bounds: Bounds { lower: R::ZERO, upper: up },
+        witness: Witness { point_a: Pt3::from(pa), point_b: Pt3::from(pb), normal: t.upper_dir },
+    })
+}
+
+/// Penetration of `a` and `b` from a terminal GJK simplex, with a
+/// [`DefaultEpa`] workspace on the stack (7.4 KiB for `f32`, 12 KiB for
+/// `f64`); see [`Epa::penetration`].
+///
+/// ```
+/// use narrowphase::prelude::*;
+/// use nalgebra::{Translation3, Vector3};
+///
+/// let a = Placed::new(Cuboid::new(Vector3::new(1.0_f32, 1.0, 1.0)).unwrap(), Pose::identity());
+/// let b = Placed::new(Cuboid::new(Vector3::new(0.5_f32, 0.5, 0.5)).unwrap(),
+///     Pose::from_parts(Translation3::new(0.0, -1.25, 0.0), Default::default()));
+/// let budget = Budget::default();
+/// let GjkOutcome::Intersecting(s) = gjk::distance(&a, &b, &budget, &mut GjkCache::default()) else { panic!() };
+/// let Proximity::Penetrating(p) = epa::penetration(&a, &b, &s, &budget) else { panic!() };
+/// assert!((p.depth - 0.25).abs() < 1e-4);
+/// assert!((p.witness.normal + Vector3::y()).norm() < 1e-4); // from A towards B
+/// ```
+pub fn penetration<R, A, B>(a: &A, b: &B, simplex: &Simplex<R>, budget: &Budget<R>) -> Proximity<R>
+where
+    R: Real,
+    A: SupportMap<R> + ?Sized,
+    B: SupportMap<R> + ?Sized,
+{
+    DefaultEpa::<R>::new().penetration(a, b, simplex, budget)
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use crate::shape::{Cuboid, Placed, Pose, Sphere};
+    use nalgebra::{Translation3, UnitQuaternion};
+    use std::vec::Vec;
+
+    fn cso_pt(a: Vec3<f64>, b: Vec3<f64>) -> CsoPoint<f64> {
+        CsoPoint { w: a - b, a: Pt3::from(a), b: Pt3::from(b) }
+    }
+
+    fn placed_box(h: [f64; 3], t: [f64; 3], rot: UnitQuaternion<f64>) -> Placed<Cuboid<f64>, f64> {
+        Placed::new(
+            Cuboid::new(Vec3::new(h[0], h[1], h[2])).unwrap(),
+            Pose::from_parts(Translation3::new(t[0], t[1], t[2]), rot.to_rotation_matrix()),
+        )
+    }
+
+    /// Every live face: neighbours alive, each edge matched by its reverse,
+    /// every vertex of the tetrahedral start below every face plane.
+    fn check_topology<const V: usize, const F: usize>(epa: &Epa<f64, V, F>) {
+        let live: Vec<usize> = (0..epa.n_faces as usize).filter(|&i| epa.faces[i].alive).collect();
+        assert!(live.len() >= 4);
+        for &i in &live {
+            let f = &epa.faces[i];
+            assert!((f.normal.norm() - 1.0).abs() < 1e-12);
+            for k in 0..3 {
+                let g = &epa.faces[f.adj[k] as usize];
+                assert!(g.alive, "dangling adjacency");
+                let (a, b) = (f.v[k], f.v[(k + 1) % 3]);
+                let e = (0..3).find(|&e| g.v[e] == b && g.v[(e + 1) % 3] == a).expect("reverse edge");
+                assert_eq!(g.adj[e] as usize, i);
+            }
+        }
+        // Euler: V - E + F = 2 over the referenced vertices.
+        let mut used = std::collections::BTreeSet::new();
+        live.iter().for_each(|&i| used.extend(epa.faces[i].v));
+        assert_eq!(used.len() as i64 - (3 * live.len() as i64) / 2 + live.len() as i64, 2);
+    }
+
+    #[test]
+    fn tetrahedron_start_is_consistent() {
+        let a = placed_box([1.0; 3], [0.3, 0.2, 0.1], UnitQuaternion::from_euler_angles(0.3, 0.2, 0.1));
+        let b = placed_box([0.5, 0.7, 0.9], [0.0; 3], UnitQuaternion::identity());
+        let mut epa = DefaultEpa::<f64>::new();
+        let mut cso = Cso::new(&a, &b);
+        let pts: Vec<CsoPoint<f64>> =
+            [Vec3::x(), Vec3::y(), Vec3::z(), -Vec3::x()].iter().map(|d| cso.support_point(d)).collect();
+        let mut t = Track { scale: 1.0, upper: f64::INFINITY, upper_dir: Vec3::x(), d0: 0.0, tol: 1e-12 };
+        assert!(epa.start(&mut cso, &pts, &mut t).unwrap());
+        check_topology(&epa);
+        for i in 0..4 {
+            let f = epa.faces[i];
+            for v in 0..4u16 {
+                assert!(f.normal.dot(&epa.verts[v as usize].w) <= f.dist + 1e-12);
+            }
+        }
+    }
+
+    #[test]
+    fn topology_stays_closed_while_expanding() {
+        let a = placed_box([1.0, 0.6, 0.3], [0.3, 0.2, 0.1], UnitQuaternion::from_euler_angles(0.3, 0.2, 0.1));
+        let b = Placed::new(Sphere::new(0.8).unwrap(), Pose::identity());
+        let s = match crate::support::gjk::distance(&a, &b, &Budget::default(), &mut Default::default()) {
+            crate::support::gjk::GjkOutcome::Intersecting(s) => s,
+            other => panic!("{other:?}"),
+        };
+        for cap in 1..60 {
+            let mut epa = DefaultEpa::<f64>::new();
+            let out = epa.penetration(&a, &b, &s, &Budget::new(cap, 1e-14));
+            let ok = matches!(out, Proximity::Undetermined { reason: Undetermined::IterationCap, .. })
+                || matches!(out, Proximity::Penetrating(_));
+            assert!(ok, "{out:?}");
+            check_topology(&epa);
+        }
+    }
+
+    #[test]
+    fn origin_inside_box_pair() {
+        let a = placed_box([1.0; 3], [0.0; 3], UnitQuaternion::identity());
+        let b = placed_box([1.0; 3], [1.2, 0.3, -0.1], UnitQuaternion::identity());
+        let mut cso = Cso::new(&a, &b);
+        let s = {
+            let mut s = Simplex::one(cso.support_point(&Vec3::new(1.0, 0.1, 0.1)));
+            s.push(cso.support_point(&Vec3::new(-1.0, 0.2, 0.1)));
+            s
+        };
+        let Proximity::Penetrating(p) = penetration(&a, &b, &s, &Budget::default()) else { panic!() };
+        assert!((p.depth - 0.8).abs() < 1e-12, "{p:?}");
+        assert!((p.witness.normal - Vec3::x()).norm() < 1e-12);
+        assert!((p.witness.point_a - p.witness.point_b - p.witness.normal * p.depth).norm() < 1e-12);
+    }
+
+    /// A unit square in the plane z = 0: a flat body.
+    struct Square;
+    impl SupportMap<f64> for Square {
+        fn support(&self, d: &Vec3<f64>) -> Pt3<f64> {
+            Pt3::new(crate::math::sgn(d.x), crate::math::sgn(d.y), 0.0)
+        }
+        fn center(&self) -> Pt3<f64> {
+            Pt3::origin()
+        }
+    }
+
+    #[test]
+    fn flat_cso_is_a_zero_depth_contact() {
+        let s = Simplex::one(cso_pt(Vec3::new(1.0, 1.0, 0.0), Vec3::new(1.0, 1.0, 0.0)));
+        match penetration(&Square, &Square, &s, &Budget::default()) {
+            Proximity::Penetrating(p) => {
+                assert_eq!(p.depth, 0.0);
+                assert!(p.bounds.upper <= 1e-12);
+                assert!(p.witness.normal.z.abs() > 0.99);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn non_finite_input() {
+        let a = placed_box([1.0; 3], [0.0; 3], UnitQuaternion::identity());
+        let s = Simplex::one(cso_pt(Vec3::new(f64::NAN, 0.0, 0.0), Vec3::zeros()));
+        let out = penetration(&a, &a, &s, &Budget::default());
+        assert!(matches!(out, Proximity::Undetermined { reason: Undetermined::NonFinite, .. }));
+        let s = Simplex::one(cso_pt(Vec3::zeros(), Vec3::zeros()));
+        let out = penetration(&a, &a, &s, &Budget::new(64, f64::NAN));
+        assert!(matches!(out, Proximity::Undetermined { reason: Undetermined::NonFinite, .. }));
+    }
+
+    /// A box whose support map turns NaN below z = -0.5.
+    struct Poisoned;
+    impl SupportMap<f64> for Poisoned {
+        fn support(&self, d: &Vec3<f64>) -> Pt3<f64> {
+            let n = d.normalize();
+            if n.z < -0.5 {
+                Pt3::new(f64::NAN, 0.0, 0.0)
+            } else {
+                Pt3::new(crate::math::sgn(d.x), crate::math::sgn(d.y), crate::math::sgn(d.z))
+            }
+        }
+        fn center(&self) -> Pt3<f64> {
+            Pt3::origin()
+        }
+    }
+
+    #[test]
+    fn non_finite_support() {
+        let b = placed_box([0.5; 3], [0.2, 0.1, 0.0], UnitQuaternion::identity());
+        let mut cso = Cso::new(&Poisoned, &b);
+        let mut s = Simplex::one(cso.support_point(&Vec3::new(1.0, 0.1, 0.2)));
+        s.push(cso.support_point(&Vec3::new(-1.0, 0.3, 0.2)));
+        let out = penetration(&Poisoned, &b, &s, &Budget::default());
+        assert!(matches!(out, Proximity::Undetermined { reason: Undetermined::NonFinite, .. }), "{out:?}");
+    }
+
+    #[test]
+    fn out_of_capacity_leaves_a_closed_polytope_and_reuse_is_clean() {
+        let a = placed_box([1.0, 0.6, 0.3], [0.3, 0.2, 0.1], UnitQuaternion::from_euler_angles(0.3, 0.2, 0.1));
+        let b = Placed::new(Sphere::new(0.8).unwrap(), Pose::identity());
+        let s = match crate::support::gjk::distance(&a, &b, &Budget::default(), &mut Default::default()) {
+            crate::support::gjk::GjkOutcome::Intersecting(s) => s,
+            other => panic!("{other:?}"),
+        };
+        let mut epa = Epa::<f64, 12, 20>::new();
+        let out = epa.penetration(&a, &b, &s, &Budget::new(64, 1e-14));
+        assert!(matches!(out, Proximity::Undetermined { reason: Undetermined::OutOfCapacity, .. }), "{out:?}");
+        check_topology(&epa);
+        // The same workspace, a full-size query before and a small one after.
+        let mut big = DefaultEpa::<f64>::new();
+        let _ = big.penetration(&a, &b, &s, &Budget::new(64, 1e-14));
+        let c = placed_box([1.0; 3], [1.5, 0.0, 0.0], UnitQuaternion::identity());
+        let s = match crate::support::gjk::distance(&a, &c, &Budget::default(), &mut Default::default()) {
+            crate::support::gjk::GjkOutcome::Intersecting(s) => s,
+            other => panic!("{other:?}"),
+        };
+        let fresh = DefaultEpa::<f64>::new().penetration(&a, &c, &s, &Budget::default());
+        let reused = big.penetration(&a, &c, &s, &Budget::default());
+        assert_eq!(fresh, reused);
+        check_topology(&big);
+    }
+
+    #[test]
+    fn capacity_below_a_tetrahedron() {
+        let a = placed_box([1.0; 3], [0.0; 3], UnitQuaternion::identity());
+        let s = Simplex::one(cso_pt(Vec3::new(1.0, 1.0, 1.0), Vec3::new(-1.0, -1.0, -1.0)));
+        let out = Epa::<f64, 3, 3>::new().penetration(&a, &a, &s, &Budget::default());
+        assert!(matches!(out, Proximity::Undetermined { reason: Undetermined::OutOfCapacity, .. }), "{out:?}");
+    }
+
+    #[test]
+    fn workspace_sizes() {
+        // Documented in the free function's docs.
+        assert_eq!(core::mem::size_of::<DefaultEpa<f32>>(), 7624);
+        assert_eq!(core::mem::size_of::<DefaultEpa<f64>>(), 12184);
+    }
+}

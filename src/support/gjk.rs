@@ -134,6 +134,10 @@ where
     A: SupportMap<R> + ?Sized,
     B: SupportMap<R> + ?Sized,
 {
+    cache.iterations = 0;
+    if !(budget.tolerance >= R::ZERO) || !budget.tolerance.finite() {
+        return GjkOutcome::Undetermined { reason: Undetermined::NonFinite, bounds: Bounds::unknown() };
+    }
     let mut cso = Cso::new(a, b);
     cso.hint_a = cache.hint_a;
     cso.hint_b = cache.hint_b;
@@ -150,7 +154,6 @@ where
         }
     }
     let first = cso.support_point(&-dir);
-    cache.iterations = 0;
     if !first.is_finite() {
         return undetermined(Undetermined::NonFinite, Bounds::unknown());
     }
@@ -241,12 +244,15 @@ fn stalled<R: Real>(simplex: &Simplex<R>, v: Vec3<R>, bounds: Bounds<R>) -> GjkO
     }
 }
 
+/// The separated answer. Bounds hold up to the rounding of the support
+/// points (a few ε·scale): at convergence the computed lower bound may exceed
+/// `|v|` by ulps, and is then clamped to it.
 fn separated<R: Real>(simplex: &Simplex<R>, v: Vec3<R>, bounds: Bounds<R>) -> GjkOutcome<R> {
     let (pa, pb) = simplex.witnesses();
     let d = norm(&v);
     GjkOutcome::Separated(Separation {
         distance: d,
-        bounds: Bounds { lower: bounds.lower, upper: d },
+        bounds: Bounds { lower: crate::math::min(bounds.lower, d), upper: d },
         witness: Witness { point_a: Pt3::from(pa), point_b: Pt3::from(pb), normal: -v / d },
     })
 }

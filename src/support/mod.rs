@@ -2,6 +2,7 @@
 //! GJK for distance and intersection, EPA for penetration depth, MPR for a
 //! fast intersection test with penetration along the centre direction.
 
+pub mod contact;
 pub mod epa;
 pub mod gjk;
 pub mod mpr;

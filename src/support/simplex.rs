@@ -115,11 +115,17 @@ impl<R: Real> Simplex<R> {
         self.len = sub.n as u8;
         self.closest = self.combine(|p| p.w);
         if sub.n == 3 {
+            // The plane projection has the more accurate direction, but it is
+            // only trusted where it agrees with the convex combination (which
+            // is inside the triangle by construction) to rounding: a sliver
+            // triangle's normal can be noise, and its "projection" anywhere.
             let (a, b, c) = (self.pts[0].w, self.pts[1].w, self.pts[2].w);
             let n = (b - a).cross(&(c - a));
             let nn = n.dot(&n);
             let proj = n * (n.dot(&a) / nn);
-            if nn > R::ZERO && crate::math::finite_vec(&proj) {
+            let size = crate::math::max(a.norm_squared(), crate::math::max(b.norm_squared(), c.norm_squared()));
+            let slack = size * R::EPSILON * R::EPSILON * R::lit(4096.0);
+            if nn > R::ZERO && (proj - self.closest).norm_squared() <= slack {
                 self.closest = proj;
             }
         }
@@ -202,11 +208,12 @@ fn triangle<R: Real>(w: &[Vec3<R>; 4], i: usize, j: usize, k: usize) -> Sub<R> {
         return best_of(w, [segment(w, i, j), segment(w, i, k), segment(w, j, k)]);
     }
     match face_weights(&a, &b, &c) {
-        Some(l) => Sub::new(&[i, j, k], &l),
-        None => {
-            let (v, t) = (vb / sum, vc / sum);
-            Sub::new(&[i, j, k], &[R::ONE - v - t, v, t])
-        }
+        // The accurate weights confirm the face region.
+        Some(l) if l.iter().all(|&x| x >= R::ZERO) => Sub::new(&[i, j, k], &l),
+        // The region tests and the accurate weights disagree (a sliver
+        // triangle within rounding of flat): the closest point is on an edge,
+        // up to rounding; never extrapolate outside the triangle.
+        _ => best_of(w, [segment(w, i, j), segment(w, i, k), segment(w, j, k)]),
     }
 }
 
@@ -232,8 +239,12 @@ fn face_weights<R: Real>(a: &Vec3<R>, b: &Vec3<R>, c: &Vec3<R>) -> Option<[R; 3]
         (0, 1)
     };
     let area = |u: &Vec3<R>, v: &Vec3<R>, w: &Vec3<R>| (v[x] - u[x]) * (w[y] - u[y]) - (v[y] - u[y]) * (w[x] - u[x]);
-    let total = area(a, b, c);
-    let l = [area(&p, b, c) / total, area(a, &p, c) / total, area(a, b, &p) / total];
+    // Normalised by their own sum (equal to area(a, b, c) in exact
+    // arithmetic) so that the weights sum to 1 to rounding: Σλw is then a
+    // true convex combination, and |Σλw| a true upper bound of the distance.
+    let sub = [area(&p, b, c), area(a, &p, c), area(a, b, &p)];
+    let total = sub[0] + sub[1] + sub[2];
+    let l = [sub[0] / total, sub[1] / total, sub[2] / total];
     if l.iter().all(|v| v.finite()) {
         Some(l)
     } else {

@@ -1,0 +1,75 @@
+//! Contact query: GJK for the distance, EPA for the penetration when the
+//! bodies overlap — one three-valued [`Proximity`] answer.
+
+use super::epa::DefaultEpa;
+use super::gjk::{self, GjkCache, GjkOutcome};
+use crate::math::Real;
+use crate::query::{Bounds, Budget, Proximity};
+use crate::shape::{Cso, SupportMap};
+
+/// Signed distance, witness points and normal of `a` and `b`.
+///
+/// Runs [`gjk::distance`]; a separation is returned as is, an intersection
+/// is handed to EPA (a [`DefaultEpa`] workspace on the stack, the same
+/// `budget`), and an undetermined GJK answer passes through with its bounds
+/// turned into signed-distance bounds (GJK's upper bound `|v|` holds for the
+/// signed distance; its lower bound only when positive, else `−∞`).
+///
+/// `cache` warm-starts GJK as in [`gjk::distance`]; after a penetration it
+/// keeps EPA's final hill-climbing hints and `−normal` as the next starting
+/// direction (where the bodies will separate).
+///
+/// Curved bodies converge slowly in EPA (the faces of the polytope approach
+/// a curved surface quadratically): pass a tolerance suited to the scalar
+/// type (e.g. `1e-3`) or expect [`Undetermined::IterationCap`](crate::query::Undetermined::IterationCap)
+/// with valid bounds.
+///
+/// ```
+/// use narrowphase::prelude::*;
+/// use narrowphase::support::contact::contact;
+/// use nalgebra::{Translation3, Vector3};
+///
+/// let a = Placed::new(Cuboid::new(Vector3::new(1.0_f64, 1.0, 1.0)).unwrap(), Pose::identity());
+/// let near = |x: f64| Placed::new(Cuboid::new(Vector3::new(1.0, 1.0, 1.0)).unwrap(),
+///     Pose::from_parts(Translation3::new(x, 0.0, 0.3), Default::default()));
+/// let budget = Budget::default();
+/// let mut cache = GjkCache::default();
+/// match contact(&a, &near(2.5), &budget, &mut cache) {
+///     Proximity::Separated(s) => assert!((s.distance - 0.5).abs() < 1e-9),
+///     other => panic!("{other:?}"),
+/// }
+/// match contact(&a, &near(1.75), &budget, &mut cache) {
+///     Proximity::Penetrating(p) => {
+///         assert!((p.depth - 0.25).abs() < 1e-9);
+///         assert!((p.witness.normal - Vector3::x()).norm() < 1e-9);
+///     }
+///     other => panic!("{other:?}"),
+/// }
+/// assert_eq!(contact(&a, &near(1.75), &budget, &mut cache).signed_distance().map(|d| (d + 0.25).abs() < 1e-9), Some(true));
+/// ```
+pub fn contact<R, A, B>(a: &A, b: &B, budget: &Budget<R>, cache: &mut GjkCache<R>) -> Proximity<R>
+where
+    R: Real,
+    A: SupportMap<R> + ?Sized,
+    B: SupportMap<R> + ?Sized,
+{
+    match gjk::distance(a, b, budget, cache) {
+        GjkOutcome::Separated(s) => Proximity::Separated(s),
+        GjkOutcome::Intersecting(simplex) => {
+            let mut cso = Cso::new(a, b);
+            cso.hint_a = cache.hint_a;
+            cso.hint_b = cache.hint_b;
+            let out = DefaultEpa::<R>::new().run(&mut cso, &simplex, budget);
+            cache.hint_a = cso.hint_a;
+            cache.hint_b = cso.hint_b;
+            if let Proximity::Penetrating(p) = &out {
+                cache.direction = -p.witness.normal;
+            }
+            out
+        }
+        GjkOutcome::Undetermined { reason, bounds } => {
+            let lower = if bounds.lower > R::ZERO { bounds.lower } else { -R::INFINITY };
+            Proximity::Undetermined { reason, bounds: Bounds { lower, upper: bounds.upper } }
+        }
+    }
+}
