@@ -56,7 +56,7 @@ pub mod prelude {
         Affine, Bounded, Capsule, Cone, ConvexHull, Cuboid, Cylinder, Ellipsoid, MinkowskiSum, Placed, Polytope,
         PolytopeData, Pose, Rounded, Sphere, SupportHint, SupportMap,
     };
+    pub use crate::support::epa;
     pub use crate::support::gjk::{self, GjkCache, GjkOutcome};
     pub use crate::support::mpr::{self, MprOutcome};
-    pub use crate::support::epa;
 }

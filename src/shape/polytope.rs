@@ -62,10 +62,15 @@ pub enum PolytopeError {
     BadNormal,
     /// Two vertices coincide (closer than the tolerance).
     DuplicateVertex,
-    /// A face has fewer than 3 vertices, or a loop vertex is off its plane.
+    /// A face has fewer than 3 vertices, a loop vertex is off its plane, or
+    /// the loop runs clockwise seen from outside (against its normal).
     BadFace,
     /// A vertex lies outside a face plane by more than the tolerance.
     NotConvex,
+    /// A vertex is not a corner: its incident face normals do not span
+    /// 3D (it lies inside a face or on an edge), so hill climbing could stop
+    /// there without reaching the maximum.
+    NotACorner,
     /// Some directed edge is used by no face or by two: the surface is not
     /// closed and consistently oriented, or the Euler characteristic is not 2.
     NotClosed,
@@ -202,10 +207,12 @@ impl<'a, R: Real> Polytope<'a, R> {
     ///
     /// Each step moves to a strictly better neighbour, so the walk cannot
     /// cycle, and it ends after at most `V` steps (also enforced as a cap).
-    /// On a convex polytope a vertex with no strictly better neighbour is a
-    /// global maximiser (the edge cone at a vertex contains the polytope), so
-    /// flat plateaus need no visited set: they simply stop the walk at a
-    /// vertex that is already optimal.
+    /// On a convex polytope whose vertices are all corners (validated:
+    /// [`PolytopeError::NotACorner`]) a vertex with no strictly better
+    /// neighbour is a global maximiser (the edge cone at a corner contains
+    /// the polytope), so flat plateaus need no visited set: they simply stop
+    /// the walk at a vertex that is already optimal. Within the convexity
+    /// tolerance the answer is optimal up to that tolerance.
     #[inline]
     pub fn support_index_climb(&self, dir: &Vec3<R>, start: usize) -> usize {
         let verts = self.data.vertices;
@@ -300,6 +307,64 @@ fn loop_edges<'d>(data: &'d PolytopeData<'_, impl Real>, f: usize) -> impl Itera
         let b = data.face_vertices.get(k_next).copied().unwrap_or(0) as usize;
         (a, b, k)
     })
+}
+
+/// Each loop must turn counter-clockwise around its outward normal: its
+/// Newell normal (twice the signed area vector) points along the plane normal.
+fn check_orientation<R: Real>(data: &PolytopeData<'_, R>) -> Result<(), PolytopeError> {
+    for (f, plane) in data.faces.iter().enumerate() {
+        // Relative to the loop's first vertex: far from the origin the
+        // absolute cross products would cancel.
+        let first = slice(data.face_vertices, data.face_offsets, f).first().copied().unwrap_or(0) as usize;
+        let origin = data.vertices.get(first).ok_or(PolytopeError::BadIndex)?;
+        let mut area = Vec3::zeros();
+        for (a, b, _) in loop_edges(data, f) {
+            let (pa, pb) = match (data.vertices.get(a), data.vertices.get(b)) {
+                (Some(pa), Some(pb)) => (pa - origin, pb - origin),
+                _ => return Err(PolytopeError::BadIndex),
+            };
+            area += pa.cross(&pb);
+        }
+        if !(area.dot(&plane.normal) > R::ZERO) {
+            return Err(PolytopeError::BadFace);
+        }
+    }
+    Ok(())
+}
+
+/// Every vertex must be a true corner: among the normals of its incident
+/// faces, three must be linearly independent. A vertex inside a face or on an
+/// edge fails, and would be a trap for hill climbing (no strictly better
+/// neighbour, yet not a maximiser). Greedy: n1 any, n2 the most different
+/// from n1, n3 the furthest from their plane — O(degree) per vertex.
+fn check_corners<R: Real>(data: &PolytopeData<'_, R>) -> Result<(), PolytopeError> {
+    let nf = data.faces.len();
+    for v in 0..data.vertices.len() {
+        let incident = |f: &usize| slice(data.face_vertices, data.face_offsets, *f).contains(&(v as u16));
+        let normal = |f: usize| data.faces.get(f).map_or(Vec3::zeros(), |p| p.normal);
+        let Some(f1) = (0..nf).find(incident) else {
+            return Err(PolytopeError::NotACorner);
+        };
+        let n1 = normal(f1);
+        let mut n2 = n1;
+        let mut best = R::ZERO;
+        for f in (0..nf).filter(incident) {
+            let c = n1.cross(&normal(f)).norm_squared();
+            if c > best {
+                best = c;
+                n2 = normal(f);
+            }
+        }
+        let axis = n1.cross(&n2);
+        let det = (0..nf).filter(incident).fold(R::ZERO, |m, f| max(m, axis.dot(&normal(f)).abs_()));
+        // Exact dependence only: shallow corners (down to rounding) are real
+        // corners that a builder working within its own tolerance emits, and
+        // climbing through them is exact up to rounding.
+        if !(det > R::ZERO) || slice(data.vertex_adjacency, data.vertex_adjacency_offsets, v).len() < 3 {
+            return Err(PolytopeError::NotACorner);
+        }
+    }
+    Ok(())
 }
 
 fn validate<R: Real>(data: &PolytopeData<'_, R>) -> Result<(), PolytopeError> {
@@ -399,6 +464,8 @@ fn validate<R: Real>(data: &PolytopeData<'_, R>) -> Result<(), PolytopeError> {
             }
         }
     }
+    check_orientation(data)?;
+    check_corners(data)?;
     // Euler: V − E + F = 2 (E = directed / 2).
     if nv + nf != directed_edges / 2 + 2 {
         return Err(PolytopeError::NotClosed);
