@@ -20,7 +20,11 @@ fn check(outcome: &GjkOutcome<f64>, truth: f64, scale: f64, tol: f64, label: &st
             assert!(truth > -band, "{label}: separated but truth {truth}");
             assert!((s.distance - truth).abs() <= band, "{label}: d={} truth={truth}", s.distance);
             assert!(s.bounds.lower > 0.0, "{label}: separated without a certificate");
-            assert!(s.bounds.lower <= truth + band && truth - band <= s.bounds.upper, "{label}: {:?} vs {truth}", s.bounds);
+            assert!(
+                s.bounds.lower <= truth + band && truth - band <= s.bounds.upper,
+                "{label}: {:?} vs {truth}",
+                s.bounds
+            );
             // Witness points come from barycentric weights (the distance from a
             // direct projection), so they carry a little more rounding.
             let w = &s.witness;
@@ -133,12 +137,21 @@ fn segment_distance(p0: Point3<f64>, p1: Point3<f64>, q0: Point3<f64>, q1: Point
 fn capsule_capsule_segment_distance() {
     let mut rng = rng(4);
     for i in 0..1500 {
-        let (h1, r1, h2, r2) =
-            (rng.random_range(0.1..2.0), rng.random_range(0.05..1.0), rng.random_range(0.1..2.0), rng.random_range(0.05..1.0));
+        let (h1, r1, h2, r2) = (
+            rng.random_range(0.1..2.0),
+            rng.random_range(0.05..1.0),
+            rng.random_range(0.1..2.0),
+            rng.random_range(0.05..1.0),
+        );
         let a = Placed::new(Capsule::new(h1, r1).unwrap(), pose(&mut rng, 3.0));
         let b = Placed::new(Capsule::new(h2, r2).unwrap(), pose(&mut rng, 3.0));
         let end = |p: &Pose<f64>, h: f64, s: f64| p.transform_point(&Point3::new(0.0, 0.0, s * h));
-        let seg = segment_distance(end(&a.pose, h1, -1.0), end(&a.pose, h1, 1.0), end(&b.pose, h2, -1.0), end(&b.pose, h2, 1.0));
+        let seg = segment_distance(
+            end(&a.pose, h1, -1.0),
+            end(&a.pose, h1, 1.0),
+            end(&b.pose, h2, -1.0),
+            end(&b.pose, h2, 1.0),
+        );
         let truth = seg - r1 - r2;
         check(&dist(&a, &b), truth, 5.0, 1e-7, &format!("capsule-capsule #{i}"));
     }
@@ -221,7 +234,10 @@ fn symmetry_and_rigid_motion_invariance() {
             (GjkOutcome::Intersecting(_), GjkOutcome::Intersecting(_), GjkOutcome::Intersecting(_)) => {}
             (x, y, z) => {
                 // Only allowed inside the tolerance band around contact.
-                let d = [x, y, z].iter().filter_map(|o| if let GjkOutcome::Separated(s) = o { Some(s.distance) } else { None }).fold(0.0, f64::max);
+                let d = [x, y, z]
+                    .iter()
+                    .filter_map(|o| if let GjkOutcome::Separated(s) = o { Some(s.distance) } else { None })
+                    .fold(0.0, f64::max);
                 assert!(d < 1e-9, "#{i}: {x:?} {y:?} {z:?}");
             }
         }
@@ -238,7 +254,8 @@ fn warm_start_gives_the_same_answer_in_fewer_iterations() {
     let base = pose(&mut rng, 0.5);
     for k in 0..300 {
         let t = k as f64 * 0.01;
-        let pb = at(2.5 + 0.3 * t.sin(), 0.2 * t.cos(), 0.1 * t) * nalgebra::Rotation3::from_euler_angles(t, 0.5 * t, 0.0);
+        let pb =
+            at(2.5 + 0.3 * t.sin(), 0.2 * t.cos(), 0.1 * t) * nalgebra::Rotation3::from_euler_angles(t, 0.5 * t, 0.0);
         let a = Placed::new(a_shape, base);
         let b = Placed::new(b_shape, pb);
         let mut cold = GjkCache::default();
@@ -358,7 +375,8 @@ fn origin_on_a_face_of_the_tetrahedron_and_two_point_terminal_simplex() {
     assert_eq!(dist(&a, &b).is_intersecting(), Some(true));
     // Edge-on-edge, slightly apart: the closest features are two edges.
     let rot = nalgebra::Rotation3::from_axis_angle(&Vector3::z_axis(), std::f64::consts::FRAC_PI_4);
-    let b = Placed::new(Cuboid::new(Vector3::new(1.0, 1.0, 1.0)).unwrap(), at(1.0 + 2f64.sqrt() + 1e-3, 0.0, 0.0) * rot);
+    let b =
+        Placed::new(Cuboid::new(Vector3::new(1.0, 1.0, 1.0)).unwrap(), at(1.0 + 2f64.sqrt() + 1e-3, 0.0, 0.0) * rot);
     check(&dist(&a, &b), 1e-3, 3.0, 1e-9, "edge-vertex");
 }
 

@@ -40,7 +40,11 @@ fn random_shape(rng: &mut impl Rng, pose: Pose<f64>) -> Pair {
     match (s() * 10.0) as u32 % 5 {
         0 => {
             let r = s();
-            Pair { ours: Box::new(Placed::new(Sphere::new(r).unwrap(), pf)), parry: Box::new(ps::Ball::new(r)), pose: parry_pose(&pose, false) }
+            Pair {
+                ours: Box::new(Placed::new(Sphere::new(r).unwrap(), pf)),
+                parry: Box::new(ps::Ball::new(r)),
+                pose: parry_pose(&pose, false),
+            }
         }
         1 => {
             let h = Vector3::new(s(), s(), s());
@@ -52,15 +56,27 @@ fn random_shape(rng: &mut impl Rng, pose: Pose<f64>) -> Pair {
         }
         2 => {
             let (h, r) = (s(), s());
-            Pair { ours: Box::new(Placed::new(Capsule::new(h, r).unwrap(), pf)), parry: Box::new(ps::Capsule::new_y(h, r)), pose: parry_pose(&pose, true) }
+            Pair {
+                ours: Box::new(Placed::new(Capsule::new(h, r).unwrap(), pf)),
+                parry: Box::new(ps::Capsule::new_y(h, r)),
+                pose: parry_pose(&pose, true),
+            }
         }
         3 => {
             let (h, r) = (s(), s());
-            Pair { ours: Box::new(Placed::new(Cylinder::new(h, r).unwrap(), pf)), parry: Box::new(ps::Cylinder::new(h, r)), pose: parry_pose(&pose, true) }
+            Pair {
+                ours: Box::new(Placed::new(Cylinder::new(h, r).unwrap(), pf)),
+                parry: Box::new(ps::Cylinder::new(h, r)),
+                pose: parry_pose(&pose, true),
+            }
         }
         _ => {
             let (h, r) = (s(), s());
-            Pair { ours: Box::new(Placed::new(Cone::new(h, r).unwrap(), pf)), parry: Box::new(ps::Cone::new(h, r)), pose: parry_pose(&pose, true) }
+            Pair {
+                ours: Box::new(Placed::new(Cone::new(h, r).unwrap(), pf)),
+                parry: Box::new(ps::Cone::new(h, r)),
+                pose: parry_pose(&pose, true),
+            }
         }
     }
 }
@@ -101,7 +117,10 @@ fn distance_and_boolean_agree_with_parry3d() {
                     // our distance an attained one, so a larger parry value is
                     // parry's inaccuracy. A smaller parry value is always ours.
                     assert!(s.distance < theirs, "#{i}: ours {} > parry {theirs}", s.distance);
-                    assert!(inside(&*a.ours, &s.witness.point_a) && inside(&*b.ours, &s.witness.point_b), "#{i}: witness outside");
+                    assert!(
+                        inside(&*a.ours, &s.witness.point_a) && inside(&*b.ours, &s.witness.point_b),
+                        "#{i}: witness outside"
+                    );
                     parry_looser += 1;
                     worst_parry = worst_parry.max(theirs - s.distance);
                 } else {
