@@ -1,1 +1,1292 @@
-fn main() {}
+//! Support-map family (GJK, EPA, MPR) against parry3d 0.31 and libccd 2.1 in
+//! one criterion run (ARCHITECTURE.md §6).
+//!
+//! # Workloads
+//! - `polyN`: the protocol of ellipsoid-method-sdf-collision §5.1 — convex
+//!   hulls (our `hull::quickhull`; parry's own `ConvexPolyhedron::from_convex_hull`
+//!   of the same points) of N = 50, 200, 500, 1000 points uniform on the unit
+//!   sphere, axes scaled 3:2:1; pairs drawn from a pool of [`POOL`] hulls.
+//! - `box`, `capsule`, `cyl_cone` (a cylinder against a cone), `ellipsoid`.
+//!   parry has no ellipsoid: its column there is a convex hull of
+//!   [`ELLIPSOID_HULL_POINTS`] surface points (different geometry and cost; not
+//!   a like-for-like ratio).
+//!
+//! # Poses
+//! Random rotations for both bodies, a random direction `u`; B is first moved
+//! along `u` to the touching position `t₁` (bisection on our f64 GJK), then by
+//! `s · R̄` more, `s` uniform in [−0.05, 0.05] and `R̄` the mean bounding-sphere
+//! radius. So `s > 0` is separated (distance ≤ s·R̄) and `s < 0` penetrating
+//! (depth ≤ |s|·R̄). The `*_seq` groups use [`TRAJ`] slowly moving sequences of
+//! [`FRAMES`] frames (small rotations per frame, `s` oscillating in the same
+//! range) for warm starts.
+//!
+//! # Queries (criterion groups `<workload>_<query>`)
+//! - `dist` (all random poses): ours `gjk::distance` cold (f32), parry3d
+//!   `query::distance`; for `box` also `parry_gjk` (parry's generic GJK — its
+//!   `query::distance` has a dedicated cuboid–cuboid routine).
+//! - `seq` (trajectories): ours cold, ours warm (one `GjkCache` per pair,
+//!   reset at the first frame), parry3d `query::distance`.
+//! - `hit` (all random poses): ours `gjk::intersect` and `mpr::intersect`
+//!   (f32 and f64), parry3d `query::intersection_test`, libccd
+//!   `ccdGJKIntersect` and `ccdMPRIntersect` (f64 only).
+//! - `pen` (the penetrating poses): ours `contact` (GJK + EPA) and
+//!   `mpr::penetration` (f32, f64), parry3d `query::contact` (prediction 0),
+//!   libccd `ccdGJKPenetration` (GJK + EPA) and `ccdMPRPenetration`.
+//!
+//! libccd is given our f64 support maps (with the same hill-climbing hints our
+//! queries use), so it measures its algorithms, not its shapes.
+//!
+//! Each criterion iteration runs every pose of the set once; the table printed
+//! at the end divides criterion's median by the number of poses (time per
+//! query). Iteration counts and the agreement checks are printed before timing.
+//!
+//! ```text
+//! cargo bench --features std --bench support_family -- --warm-up-time 1 --measurement-time 3
+//! # only some workloads:
+//! SUPPORT_FAMILY_ONLY=poly50,box cargo bench --features std --bench support_family
+//! # interleaved timing (every case of a group once per round, R rounds,
+//! # medians): robust ratios on a loaded machine, ~1 min for everything
+//! SUPPORT_FAMILY_MODE=paired:51 cargo bench --features std --bench support_family
+//! # one case alone, for callgrind (instructions per query = Ir / (REPS · poses)):
+//! SUPPORT_FAMILY_ONLY=poly50 SUPPORT_FAMILY_MODE=profile:poly50_dist/ours_f32_cold:4 \
+//!   valgrind --tool=callgrind --toggle-collect='*profile_loop*' target/release/deps/support_family-<hash>
+//! ```
+
+use std::cell::Cell;
+use std::f64::consts::{FRAC_PI_2, TAU};
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use ccd_ffi::{Ccd, Convex};
+use criterion::{Criterion, SamplingMode, Throughput};
+use nalgebra::{Point3, Rotation3, Translation3, Unit, UnitQuaternion, Vector3};
+use narrowphase::hull::{quickhull, OwnedPolytope};
+use narrowphase::prelude::*;
+use narrowphase::query::{Budget, Proximity};
+use narrowphase::support::{contact, mpr};
+use parry3d::math::{Pose as PPose, Rot3 as PRot, Vector as PVec};
+use parry3d::shape::Shape as PShape;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// Random poses per workload (`dist`, `hit`; `pen` uses the penetrating ones).
+const POSES: usize = 500;
+/// Trajectories × frames for the warm-start groups.
+const TRAJ: usize = 25;
+const FRAMES: usize = 20;
+/// Hulls per polytope workload.
+const POOL: usize = 4;
+/// Points of parry's stand-in for the ellipsoid.
+const ELLIPSOID_HULL_POINTS: usize = 400;
+/// Separation range in units of the mean bounding radius.
+const S_MAX: f64 = 0.05;
+
+/// The budget of our f64 runs (the libccd comparison): libccd's default
+/// `epa_tolerance`/`mpr_tolerance` 1e-4 as our relative tolerance. With the
+/// f64 default (1000·ε ≈ 2.2e-13) EPA on curved bodies runs into its
+/// iteration cap, as its docs say.
+fn budget_vs_ccd() -> Budget<f64> {
+    Budget::new(64, 1e-4)
+}
+
+// ---------------------------------------------------------------------------
+// Randomness and geometry helpers.
+
+fn unit_vector(rng: &mut impl Rng) -> Vector3<f64> {
+    loop {
+        let v = Vector3::new(rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0));
+        let n = v.norm();
+        if n > 0.1 && n <= 1.0 {
+            return v / n;
+        }
+    }
+}
+
+/// Uniform random rotation (Shoemake, via a uniform unit quaternion).
+fn rotation(rng: &mut impl Rng) -> Rotation3<f64> {
+    let (u1, u2, u3): (f64, f64, f64) = (rng.random(), rng.random(), rng.random());
+    let q = nalgebra::Quaternion::new(
+        (u1).sqrt() * (TAU * u3).cos(),
+        (1.0 - u1).sqrt() * (TAU * u2).sin(),
+        (1.0 - u1).sqrt() * (TAU * u2).cos(),
+        (u1).sqrt() * (TAU * u3).sin(),
+    );
+    UnitQuaternion::from_quaternion(q).to_rotation_matrix()
+}
+
+/// N points uniform on the unit sphere, axes scaled 3:2:1 (largest 1).
+fn polytope_points(rng: &mut impl Rng, n: usize) -> Vec<Point3<f64>> {
+    let scale = Vector3::new(1.0, 2.0 / 3.0, 1.0 / 3.0);
+    (0..n).map(|_| Point3::from(unit_vector(rng).component_mul(&scale))).collect()
+}
+
+/// Fibonacci points on the ellipsoid surface.
+fn ellipsoid_points(semi: Vector3<f64>, n: usize) -> Vec<Point3<f64>> {
+    let golden = std::f64::consts::PI * (3.0 - 5.0_f64.sqrt());
+    (0..n)
+        .map(|i| {
+            let z = 1.0 - 2.0 * (i as f64 + 0.5) / n as f64;
+            let r = (1.0 - z * z).sqrt();
+            let th = golden * i as f64;
+            Point3::from(Vector3::new(r * th.cos(), r * th.sin(), z).component_mul(&semi))
+        })
+        .collect()
+}
+
+fn pvec(v: &Vector3<f64>) -> PVec {
+    PVec::new(v.x as f32, v.y as f32, v.z as f32)
+}
+
+/// Our world pose (f64) with the parry local-frame fix → parry pose (f32).
+fn parry_pose(p: &Pose<f64>, fix: &Rotation3<f64>) -> PPose {
+    let q = UnitQuaternion::from_rotation_matrix(&(p.rotation * fix));
+    let rot = PRot::from_xyzw(q.i as f32, q.j as f32, q.k as f32, q.w as f32).normalize();
+    PPose::from_parts(pvec(&p.translation.vector), rot)
+}
+
+fn pose(t: Vector3<f64>, r: Rotation3<f64>) -> Pose<f64> {
+    Pose::from_parts(Translation3::from(t), r)
+}
+
+// ---------------------------------------------------------------------------
+// libccd sees our f64 shapes through their (hinted) support maps.
+
+struct CcdBody<'a, S> {
+    shape: &'a S,
+    hint: Cell<SupportHint>,
+}
+
+impl<'a, S> CcdBody<'a, S> {
+    #[inline(always)]
+    fn new(shape: &'a S) -> Self {
+        Self { shape, hint: Cell::new(SupportHint(0)) }
+    }
+}
+
+impl<S: SupportMap<f64>> Convex for CcdBody<'_, S> {
+    #[inline]
+    fn support(&self, d: [f64; 3]) -> [f64; 3] {
+        let mut h = self.hint.get();
+        let p = self.shape.support_hinted(&Vector3::from(d), &mut h);
+        self.hint.set(h);
+        [p.x, p.y, p.z]
+    }
+    #[inline]
+    fn center(&self) -> [f64; 3] {
+        let c = self.shape.center();
+        [c.x, c.y, c.z]
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Outcome helpers (the only places that look inside the result types).
+
+fn gjk_signed<R: Real>(o: &GjkOutcome<R>) -> Option<f64> {
+    match o {
+        GjkOutcome::Separated(s) => Some(s.distance.to_f64()),
+        GjkOutcome::Intersecting(_) => Some(0.0),
+        GjkOutcome::Undetermined { .. } => None,
+    }
+}
+
+fn mpr_hit<R: Real>(o: &mpr::MprOutcome<R>) -> Option<bool> {
+    o.is_intersecting()
+}
+
+// ---------------------------------------------------------------------------
+// Workloads.
+
+/// The shapes of one workload: pools for bodies A and B in both precisions,
+/// parry's versions, and the rotation from parry's local frame to ours (parry
+/// puts capsule/cylinder/cone axes on +y, we on +z).
+struct Spec<SA32, SB32, SA64, SB64> {
+    name: String,
+    a32: Vec<SA32>,
+    b32: Vec<SB32>,
+    a64: Vec<SA64>,
+    b64: Vec<SB64>,
+    pa: Vec<Box<dyn PShape>>,
+    pb: Vec<Box<dyn PShape>>,
+    fix_a: Rotation3<f64>,
+    fix_b: Rotation3<f64>,
+    /// parry's shape is the same geometry (false for the ellipsoid stand-in).
+    parry_exact: bool,
+    /// Also time parry's generic GJK (its dispatcher special-cases the pair).
+    parry_gjk: bool,
+}
+
+/// One pose set, ready for every library.
+struct Pairs<SA32, SB32, SA64, SB64> {
+    ours32: Vec<(Placed<SA32, f32>, Placed<SB32, f32>)>,
+    ours64: Vec<(Placed<SA64, f64>, Placed<SB64, f64>)>,
+    parry: Vec<(PPose, usize, PPose, usize)>,
+    /// Signed separation parameter, units of the mean bounding radius.
+    s: Vec<f64>,
+    /// `s · R̄`.
+    gap: Vec<f64>,
+    /// Poses where the bisection hit an undetermined GJK answer.
+    shaky: usize,
+}
+
+impl<SA32, SB32, SA64, SB64> Pairs<SA32, SB32, SA64, SB64>
+where
+    SA32: Copy,
+    SB32: Copy,
+    SA64: Copy,
+    SB64: Copy,
+{
+    fn new() -> Self {
+        Self { ours32: vec![], ours64: vec![], parry: vec![], s: vec![], gap: vec![], shaky: 0 }
+    }
+    fn len(&self) -> usize {
+        self.s.len()
+    }
+    fn subset(&self, keep: impl Fn(usize) -> bool) -> Self {
+        let idx: Vec<usize> = (0..self.len()).filter(|&i| keep(i)).collect();
+        Self {
+            ours32: idx.iter().map(|&i| self.ours32[i]).collect(),
+            ours64: idx.iter().map(|&i| self.ours64[i]).collect(),
+            parry: idx.iter().map(|&i| self.parry[i]).collect(),
+            s: idx.iter().map(|&i| self.s[i]).collect(),
+            gap: idx.iter().map(|&i| self.gap[i]).collect(),
+            shaky: self.shaky,
+        }
+    }
+}
+
+impl<SA32, SB32, SA64, SB64> Spec<SA32, SB32, SA64, SB64>
+where
+    SA32: SupportMap<f32> + Copy,
+    SB32: SupportMap<f32> + Copy,
+    SA64: SupportMap<f64> + Bounded<f64> + Copy,
+    SB64: SupportMap<f64> + Bounded<f64> + Copy,
+{
+    /// Place one pair: A at `pose_a`, B rotated by `rot_b` and moved along `u`
+    /// to touching plus `s · R̄`. Returns `false` when the bisection met an
+    /// undetermined answer (the pose is still usable).
+    fn place(
+        &self,
+        out: &mut Pairs<SA32, SB32, SA64, SB64>,
+        (ia, ib): (usize, usize),
+        pose_a: Pose<f64>,
+        rot_b: Rotation3<f64>,
+        u: Vector3<f64>,
+        s: f64,
+    ) {
+        let a = Placed::new(self.a64[ia], pose_a);
+        let o = pose_a.translation.vector;
+        let b_at = |t: f64| Placed::new(self.b64[ib], pose(o + u * t, rot_b));
+        let r_mean = 0.5 * (self.a64[ia].bounding_sphere().1 + self.b64[ib].bounding_sphere().1);
+        // Touching translation t₁ between 0 (local origins together: overlap)
+        // and the support-plane offset (projections on u just touch: apart).
+        let h_a = u.dot(&(a.support(&u).coords - o));
+        let h_b = -u.dot(&(b_at(0.0).support(&-u).coords - o));
+        let (mut lo, mut hi) = (0.0, h_a + h_b);
+        let budget = Budget::default();
+        let mut shaky = false;
+        for _ in 0..60 {
+            let mid = 0.5 * (lo + hi);
+            match gjk::intersect(&a, &b_at(mid), &budget, &mut GjkCache::default()).is_intersecting() {
+                Some(true) => lo = mid,
+                Some(false) => hi = mid,
+                None => {
+                    shaky = true;
+                    lo = mid
+                }
+            }
+        }
+        let t = 0.5 * (lo + hi) + s * r_mean;
+        let pose_b = pose(o + u * t, rot_b);
+        out.ours64.push((a, Placed::new(self.b64[ib], pose_b)));
+        out.ours32.push((
+            Placed::new(self.a32[ia], nalgebra::convert(pose_a)),
+            Placed::new(self.b32[ib], nalgebra::convert(pose_b)),
+        ));
+        out.parry.push((parry_pose(&pose_a, &self.fix_a), ia, parry_pose(&pose_b, &self.fix_b), ib));
+        out.s.push(s);
+        out.gap.push(s * r_mean);
+        out.shaky += shaky as usize;
+    }
+
+    fn pick(&self, rng: &mut impl Rng) -> (usize, usize) {
+        let ia = rng.random_range(0..self.a64.len());
+        let mut ib = rng.random_range(0..self.b64.len());
+        if self.b64.len() > 1 && ib == ia {
+            ib = (ib + 1) % self.b64.len();
+        }
+        (ia, ib)
+    }
+
+    fn random_pairs(&self, rng: &mut impl Rng) -> Pairs<SA32, SB32, SA64, SB64> {
+        let mut out = Pairs::new();
+        for _ in 0..POSES {
+            let ids = self.pick(rng);
+            let o = Vector3::new(rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0));
+            let (ra, rb, u) = (rotation(rng), rotation(rng), unit_vector(rng));
+            let s = rng.random_range(-S_MAX..S_MAX);
+            self.place(&mut out, ids, pose(o, ra), rb, u, s);
+        }
+        out
+    }
+
+    /// `TRAJ` sequences of `FRAMES` frames, stored frame-major per trajectory.
+    fn trajectories(&self, rng: &mut impl Rng) -> Pairs<SA32, SB32, SA64, SB64> {
+        let mut out = Pairs::new();
+        for _ in 0..TRAJ {
+            let ids = self.pick(rng);
+            let o = Vector3::new(rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0));
+            let (ra, rb, u) = (rotation(rng), rotation(rng), unit_vector(rng));
+            // ~0.6° per frame about fixed random axes; s oscillates in range.
+            let wa = Rotation3::from_axis_angle(&Unit::new_normalize(unit_vector(rng)), 0.01);
+            let wb = Rotation3::from_axis_angle(&Unit::new_normalize(unit_vector(rng)), 0.01);
+            let phase = rng.random_range(0.0..TAU);
+            let (mut ra_f, mut rb_f) = (ra, rb);
+            for f in 0..FRAMES {
+                let s = S_MAX * (phase + 0.3 * f as f64).sin();
+                self.place(&mut out, ids, pose(o, ra_f), rb_f, u, s);
+                ra_f = wa * ra_f;
+                rb_f = wb * rb_f;
+            }
+        }
+        out
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Checks printed once, outside timing.
+
+fn mean_max(xs: &[u32]) -> (f64, u32) {
+    let m = xs.iter().map(|&x| x as f64).sum::<f64>() / xs.len().max(1) as f64;
+    (m, xs.iter().copied().max().unwrap_or(0))
+}
+
+fn parry_distance(p: &(PPose, usize, PPose, usize), pa: &[Box<dyn PShape>], pb: &[Box<dyn PShape>]) -> f64 {
+    parry3d::query::distance(&p.0, &*pa[p.1], &p.2, &*pb[p.3]).map(|d| d.distance as f64).unwrap_or(f64::NAN)
+}
+
+/// Largest |x − y| over pairs where both are known, with its index.
+fn max_diff(xs: &[Option<f64>], ys: &[Option<f64>]) -> (f64, usize, usize) {
+    let mut worst = (0.0, usize::MAX, 0);
+    for (i, (x, y)) in xs.iter().zip(ys).enumerate() {
+        match (x, y) {
+            (Some(x), Some(y)) => {
+                let d = (x - y).abs();
+                // A NaN difference counts as the worst.
+                if d > worst.0 || d.is_nan() {
+                    worst.0 = d;
+                    worst.1 = i;
+                }
+            }
+            _ => worst.2 += 1,
+        }
+    }
+    worst
+}
+
+fn report_checks<SA32, SB32, SA64, SB64>(
+    spec: &Spec<SA32, SB32, SA64, SB64>,
+    poses: &Pairs<SA32, SB32, SA64, SB64>,
+    seq: &Pairs<SA32, SB32, SA64, SB64>,
+    pen: &Pairs<SA32, SB32, SA64, SB64>,
+) where
+    SA32: SupportMap<f32> + Copy,
+    SB32: SupportMap<f32> + Copy,
+    SA64: SupportMap<f64> + Copy,
+    SB64: SupportMap<f64> + Copy,
+{
+    let budget32 = Budget::<f32>::default();
+    let budget64 = Budget::<f64>::default();
+    let name = &spec.name;
+    println!("== {name}: {} random poses ({} penetrating), {} trajectory frames", poses.len(), pen.len(), seq.len());
+    if poses.shaky + seq.shaky > 0 {
+        println!("   pose bisection met {} undetermined f64 GJK answers", poses.shaky + seq.shaky);
+    }
+
+    // Support-function agreement with parry (same geometry, same frames).
+    if spec.parry_exact {
+        let mut rng = ChaCha8Rng::seed_from_u64(99);
+        let mut worst: f64 = 0.0;
+        for (k, p) in poses.parry.iter().enumerate().take(50) {
+            let sa = spec.pa[p.1].as_support_map().expect("parry support map");
+            let sb = spec.pb[p.3].as_support_map().expect("parry support map");
+            for _ in 0..8 {
+                let d = unit_vector(&mut rng);
+                let (oa, ob) = (&poses.ours64[k].0, &poses.ours64[k].1);
+                let ha = d.dot(&oa.support(&d).coords);
+                let hb = d.dot(&ob.support(&d).coords);
+                let pd = pvec(&d);
+                let qa = pd.dot(sa.support_point(&p.0, pd)) as f64;
+                let qb = pd.dot(sb.support_point(&p.2, pd)) as f64;
+                worst = worst.max((ha - qa).abs()).max((hb - qb).abs());
+            }
+        }
+        println!("   support-function agreement ours(f64) vs parry(f32): max |h_ours - h_parry| = {worst:.2e}");
+        assert!(worst < 1e-4, "{name}: ours and parry see different geometry ({worst:e})");
+    }
+
+    // Distance: ours vs parry.
+    let mut it_cold = vec![];
+    let mut it_hit = vec![];
+    let ours: Vec<Option<f64>> = poses
+        .ours32
+        .iter()
+        .map(|(a, b)| {
+            let mut cache = GjkCache::default();
+            let d = gjk_signed(&gjk::distance(a, b, &budget32, &mut cache));
+            it_cold.push(cache.iterations);
+            let mut cache = GjkCache::default();
+            gjk::intersect(a, b, &budget32, &mut cache);
+            it_hit.push(cache.iterations);
+            d
+        })
+        .collect();
+    let parry: Vec<Option<f64>> = poses.parry.iter().map(|p| Some(parry_distance(p, &spec.pa, &spec.pb))).collect();
+    let (worst, at, undetermined) = max_diff(&ours, &parry);
+    let sep = poses.s.iter().filter(|&&s| s > 0.0).count();
+    let ours_sep = ours.iter().filter(|d| d.is_some_and(|d| d > 0.0)).count();
+    let parry_sep = parry.iter().filter(|d| d.is_some_and(|d| d > 0.0)).count();
+    println!(
+        "   dist: max |ours_f32 - parry| = {worst:.2e}{}; ours undetermined {undetermined}; separated: truth {sep}, ours {ours_sep}, parry {parry_sep}{}",
+        if at != usize::MAX {
+            format!(" (pose {at}: s={:+.4}, ours {:?}, parry {:?})", poses.s[at], ours[at], parry[at])
+        } else {
+            String::new()
+        },
+        if spec.parry_exact { "" } else { " [parry: polytope stand-in]" }
+    );
+    // f64 reference: our GJK in f64 with its certificate (lower ≈ upper).
+    let mut loose = 0;
+    let reference: Vec<Option<f64>> = poses
+        .ours64
+        .iter()
+        .map(|(a, b)| match gjk::distance(a, b, &budget64, &mut GjkCache::default()) {
+            GjkOutcome::Separated(s) => {
+                loose += (s.bounds.gap() > 1e-9) as usize;
+                Some(s.distance)
+            }
+            GjkOutcome::Intersecting(_) => Some(0.0),
+            GjkOutcome::Undetermined { .. } => None,
+        })
+        .collect();
+    let fmt_worst = |label: &str, xs: &[Option<f64>]| {
+        let (w, at, missing) = max_diff(xs, &reference);
+        let mut s = format!("{label} {w:.2e}");
+        if at != usize::MAX && w > 1e-4 {
+            s += &format!(" (pose {at}: s={:+.4}, {:?} vs ref {:?})", poses.s[at], xs[at], reference[at]);
+        }
+        if missing > 0 {
+            s += &format!(" [{missing} without an answer]");
+        }
+        s
+    };
+    println!(
+        "   dist vs f64 reference (our f64 GJK; {loose} with a certified gap > 1e-9): {}; {}",
+        fmt_worst("ours_f32", &ours),
+        fmt_worst("parry", &parry)
+    );
+    // The construction puts the distance at or below s·R̄.
+    let over = reference.iter().zip(&poses.gap).filter(|(d, g)| d.is_some_and(|d| d > g.max(0.0) + 1e-9)).count();
+    if over > 0 {
+        println!("   dist: f64 reference above the construction bound s·R̄ on {over} poses");
+    }
+    let (m, x) = mean_max(&it_cold);
+    let (mh, xh) = mean_max(&it_hit);
+    println!("   GJK iterations (random poses): distance mean {m:.2} max {x}; intersect mean {mh:.2} max {xh}");
+
+    // Warm start on the trajectories.
+    let mut it_c = vec![];
+    let mut it_w = vec![];
+    let mut warm_vs_cold: f64 = 0.0;
+    for tr in seq.ours32.chunks(FRAMES) {
+        let mut warm = GjkCache::default();
+        for (a, b) in tr {
+            let mut cold = GjkCache::default();
+            let dc = gjk_signed(&gjk::distance(a, b, &budget32, &mut cold));
+            let dw = gjk_signed(&gjk::distance(a, b, &budget32, &mut warm));
+            it_c.push(cold.iterations);
+            it_w.push(warm.iterations);
+            if let (Some(c), Some(w)) = (dc, dw) {
+                warm_vs_cold = warm_vs_cold.max((c - w).abs());
+            }
+        }
+    }
+    let (mc, xc) = mean_max(&it_c);
+    let (mw, xw) = mean_max(&it_w);
+    println!(
+        "   GJK iterations (trajectories): cold mean {mc:.2} max {xc}; warm mean {mw:.2} max {xw}; max |warm - cold| = {warm_vs_cold:.2e}"
+    );
+
+    // Boolean: disagreements with the construction (s < 0 overlaps).
+    let ccd = Ccd::default();
+    let truth: Vec<bool> = poses.s.iter().map(|&s| s < 0.0).collect();
+    // Near contact (|s·R̄| below 1e-3) an f32 answer may go either way
+    // within tolerance: those are counted apart ("near").
+    let count = |f: &dyn Fn(usize) -> Option<bool>| {
+        let (mut wrong, mut near, mut none) = (0, 0, 0);
+        for (i, &t) in truth.iter().enumerate() {
+            match f(i) {
+                Some(h) if h != t && poses.gap[i].abs() < 1e-3 => near += 1,
+                Some(h) if h != t => wrong += 1,
+                None => none += 1,
+                _ => {}
+            }
+        }
+        format!("{wrong}/{near}/{none}")
+    };
+    println!(
+        "   hit: wrong/near-contact/undetermined vs construction: ours_gjk {} ours_mpr {} ours_gjk64 {} ours_mpr64 {} parry {} ccd_gjk {} ccd_mpr {}",
+        count(&|i| {
+            let (a, b) = &poses.ours32[i];
+            gjk::intersect(a, b, &budget32, &mut GjkCache::default()).is_intersecting()
+        }),
+        count(&|i| {
+            let (a, b) = &poses.ours32[i];
+            mpr_hit(&mpr::intersect(a, b, &budget32))
+        }),
+        count(&|i| {
+            let (a, b) = &poses.ours64[i];
+            gjk::intersect(a, b, &budget_vs_ccd(), &mut GjkCache::default()).is_intersecting()
+        }),
+        count(&|i| {
+            let (a, b) = &poses.ours64[i];
+            mpr_hit(&mpr::intersect(a, b, &budget_vs_ccd()))
+        }),
+        count(&|i| {
+            let p = &poses.parry[i];
+            parry3d::query::intersection_test(&p.0, &*spec.pa[p.1], &p.2, &*spec.pb[p.3]).ok().map(|r| r.intersecting)
+        }),
+        count(&|i| {
+            let (a, b) = &poses.ours64[i];
+            Some(ccd.gjk_intersect(&CcdBody::new(a), &CcdBody::new(b)))
+        }),
+        count(&|i| {
+            let (a, b) = &poses.ours64[i];
+            Some(ccd.mpr_intersect(&CcdBody::new(a), &CcdBody::new(b)))
+        }),
+    );
+
+    // EPA iterations (f32, default budget) after GJK's terminal simplex.
+    let mut it_epa = vec![];
+    for (a, b) in &pen.ours32 {
+        if let GjkOutcome::Intersecting(simplex) = gjk::distance(a, b, &budget32, &mut GjkCache::default()) {
+            let mut epa = narrowphase::support::epa::DefaultEpa::<f32>::new();
+            epa.penetration(a, b, &simplex, &budget32);
+            it_epa.push(epa.iterations());
+        }
+    }
+    let (me, xe) = mean_max(&it_epa);
+    println!("   EPA iterations (f32, penetrating poses): mean {me:.2} max {xe}");
+
+    // Penetration: every answer is a depth d along a unit normal n (from A
+    // towards B). Translating B by h(n) = max (a − b)·n separates the
+    // bodies, so h(n) (computed in f64 from our support maps) is what the
+    // answer actually achieves and an upper bound of the true (EPA) depth;
+    // the smallest h(n) over the EPA answers is the best depth known.
+    type Answer = Option<(f64, Vector3<f64>)>;
+    let prox = |p: Proximity<f32>| -> Answer {
+        match p {
+            Proximity::Penetrating(p) => Some((p.depth as f64, p.witness.normal.cast())),
+            _ => None,
+        }
+    };
+    let prox64 = |p: Proximity<f64>| -> Answer {
+        match p {
+            Proximity::Penetrating(p) => Some((p.depth, p.witness.normal)),
+            _ => None,
+        }
+    };
+    let mprp = |p: mpr::MprOutcome<f32>| -> Answer {
+        match p {
+            mpr::MprOutcome::Penetrating(p) => Some((p.depth as f64, p.witness.normal.cast())),
+            _ => None,
+        }
+    };
+    let ccdp = |p: Option<ccd_ffi::CcdPenetration>| p.map(|p| (p.depth, Vector3::from(p.dir)));
+    let answers: Vec<(&str, Vec<Answer>)> = vec![
+        (
+            "ours_epa_f32",
+            pen.ours32.iter().map(|(a, b)| prox(contact::contact(a, b, &budget32, &mut GjkCache::default()))).collect(),
+        ),
+        (
+            "ours_epa_f64",
+            pen.ours64
+                .iter()
+                .map(|(a, b)| prox64(contact::contact(a, b, &budget_vs_ccd(), &mut GjkCache::default())))
+                .collect(),
+        ),
+        (
+            "parry",
+            pen.parry
+                .iter()
+                .map(|p| {
+                    let c = parry3d::query::contact(&p.0, &*spec.pa[p.1], &p.2, &*spec.pb[p.3], 0.0).ok().flatten()?;
+                    let n = c.normal1;
+                    Some((-(c.dist as f64), Vector3::new(n.x as f64, n.y as f64, n.z as f64)))
+                })
+                .collect(),
+        ),
+        (
+            "ccd_epa",
+            pen.ours64.iter().map(|(a, b)| ccdp(ccd.gjk_penetration(&CcdBody::new(a), &CcdBody::new(b)))).collect(),
+        ),
+        ("ours_mpr_f32", pen.ours32.iter().map(|(a, b)| mprp(mpr::penetration(a, b, &budget32))).collect()),
+        (
+            "ccd_mpr",
+            pen.ours64.iter().map(|(a, b)| ccdp(ccd.mpr_penetration(&CcdBody::new(a), &CcdBody::new(b)))).collect(),
+        ),
+    ];
+    let achieved = |i: usize, n: &Vector3<f64>| {
+        let n = n.normalize();
+        let (a, b) = &pen.ours64[i];
+        n.dot(&a.support(&n).coords) - n.dot(&b.support(&-n).coords)
+    };
+    let best: Vec<f64> = (0..pen.len())
+        .map(|i| {
+            answers
+                .iter()
+                .filter(|(name, _)| !name.contains("mpr") && (spec.parry_exact || *name != "parry"))
+                .filter_map(|(_, xs)| xs[i].map(|(_, n)| achieved(i, &n)))
+                .fold(f64::INFINITY, f64::min)
+        })
+        .collect();
+    println!(
+        "   pen ({} poses; h(n) = separating translation along the reported normal n, best = smallest h(n) of the EPA answers):",
+        pen.len()
+    );
+    println!(
+        "     {:<13} {:>8} {:>5} {:>12} {:>12} {:>12}",
+        "", "answered", "off", "max|d-h(n)|", "max h-best", "mean h-best"
+    );
+    for (name, xs) in &answers {
+        let directional = name.contains("mpr");
+        let (mut answered, mut off, mut worst_self, mut worst_best, mut sum_best) = (0, 0, 0.0_f64, 0.0_f64, 0.0);
+        for (i, x) in xs.iter().enumerate() {
+            if let Some((d, n)) = x {
+                let h = achieved(i, n);
+                answered += 1;
+                worst_self = worst_self.max((d - h).abs());
+                worst_best = worst_best.max(h - best[i]);
+                sum_best += h - best[i];
+                // Off by more than 1e-3: the depth is not what its normal
+                // achieves, or (EPA) the normal is not the least-depth one.
+                off += ((d - h).abs() > 1e-3 || (!directional && h - best[i] > 1e-3)) as usize;
+            }
+        }
+        let note = if spec.parry_exact || *name != "parry" { "" } else { " [polytope stand-in]" };
+        let note = if directional { " [directional: h-best not an error]" } else { note };
+        println!(
+            "     {name:<13} {answered:>8} {off:>5} {worst_self:>12.2e} {worst_best:>12.2e} {:>12.2e}{note}",
+            sum_best / answered.max(1) as f64
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Timing.
+
+/// One timed loop: every pose of a set through one implementation.
+struct Case<'a> {
+    group: String,
+    id: &'static str,
+    /// Queries per call of `run`.
+    n: usize,
+    run: Box<dyn FnMut() + 'a>,
+}
+
+fn cases<'a, SA32, SB32, SA64, SB64>(
+    spec: &'a Spec<SA32, SB32, SA64, SB64>,
+    poses: &'a Pairs<SA32, SB32, SA64, SB64>,
+    seq: &'a Pairs<SA32, SB32, SA64, SB64>,
+    pen: &'a Pairs<SA32, SB32, SA64, SB64>,
+) -> Vec<Case<'a>>
+where
+    SA32: SupportMap<f32> + Copy,
+    SB32: SupportMap<f32> + Copy,
+    SA64: SupportMap<f64> + Copy,
+    SB64: SupportMap<f64> + Copy,
+{
+    let b32 = Budget::<f32>::default();
+    let b64 = budget_vs_ccd();
+    let ccd = Ccd::default();
+    let (pa, pb) = (&spec.pa, &spec.pb);
+    let mut out: Vec<Case<'a>> = vec![];
+    let mut add = |q: &str, id: &'static str, n: usize, run: Box<dyn FnMut() + 'a>| {
+        out.push(Case { group: format!("{}_{q}", spec.name), id, n, run })
+    };
+
+    // Distance, random poses.
+    let n = poses.len();
+    add(
+        "dist",
+        "ours_f32_cold",
+        n,
+        Box::new(move || {
+            for (a, b) in &poses.ours32 {
+                black_box(gjk::distance(black_box(a), black_box(b), &b32, &mut GjkCache::default()));
+            }
+        }),
+    );
+    add(
+        "dist",
+        "parry",
+        n,
+        Box::new(move || {
+            for p in &poses.parry {
+                black_box(parry3d::query::distance(&p.0, &*pa[p.1], &p.2, &*pb[p.3]).ok());
+            }
+        }),
+    );
+    if spec.parry_gjk {
+        add(
+            "dist",
+            "parry_gjk",
+            n,
+            Box::new(move || {
+                for p in &poses.parry {
+                    let pos12 = p.0.inv_mul(&p.2);
+                    let (sa, sb) = (pa[p.1].as_support_map().unwrap(), pb[p.3].as_support_map().unwrap());
+                    black_box(parry3d::query::details::distance_support_map_support_map(&pos12, sa, sb));
+                }
+            }),
+        );
+    }
+
+    // Distance, trajectories: cold vs warm.
+    let n = seq.len();
+    add(
+        "seq",
+        "ours_f32_cold",
+        n,
+        Box::new(move || {
+            for (a, b) in &seq.ours32 {
+                black_box(gjk::distance(black_box(a), black_box(b), &b32, &mut GjkCache::default()));
+            }
+        }),
+    );
+    add(
+        "seq",
+        "ours_f32_warm",
+        n,
+        Box::new(move || {
+            for tr in seq.ours32.chunks(FRAMES) {
+                let mut cache = GjkCache::default();
+                for (a, b) in tr {
+                    black_box(gjk::distance(black_box(a), black_box(b), &b32, &mut cache));
+                }
+            }
+        }),
+    );
+    add(
+        "seq",
+        "parry",
+        n,
+        Box::new(move || {
+            for p in &seq.parry {
+                black_box(parry3d::query::distance(&p.0, &*pa[p.1], &p.2, &*pb[p.3]).ok());
+            }
+        }),
+    );
+
+    // Boolean, random poses.
+    let n = poses.len();
+    add(
+        "hit",
+        "ours_gjk_f32",
+        n,
+        Box::new(move || {
+            for (a, b) in &poses.ours32 {
+                black_box(gjk::intersect(black_box(a), black_box(b), &b32, &mut GjkCache::default()));
+            }
+        }),
+    );
+    add(
+        "hit",
+        "ours_mpr_f32",
+        n,
+        Box::new(move || {
+            for (a, b) in &poses.ours32 {
+                black_box(mpr::intersect(black_box(a), black_box(b), &b32));
+            }
+        }),
+    );
+    add(
+        "hit",
+        "parry",
+        n,
+        Box::new(move || {
+            for p in &poses.parry {
+                black_box(parry3d::query::intersection_test(&p.0, &*pa[p.1], &p.2, &*pb[p.3]).ok());
+            }
+        }),
+    );
+    if spec.parry_gjk {
+        add(
+            "hit",
+            "parry_gjk",
+            n,
+            Box::new(move || {
+                for p in &poses.parry {
+                    let pos12 = p.0.inv_mul(&p.2);
+                    let (sa, sb) = (pa[p.1].as_support_map().unwrap(), pb[p.3].as_support_map().unwrap());
+                    black_box(parry3d::query::details::intersection_test_support_map_support_map(&pos12, sa, sb));
+                }
+            }),
+        );
+    }
+    add(
+        "hit",
+        "ours_gjk_f64",
+        n,
+        Box::new(move || {
+            for (a, b) in &poses.ours64 {
+                black_box(gjk::intersect(black_box(a), black_box(b), &b64, &mut GjkCache::default()));
+            }
+        }),
+    );
+    add(
+        "hit",
+        "ours_mpr_f64",
+        n,
+        Box::new(move || {
+            for (a, b) in &poses.ours64 {
+                black_box(mpr::intersect(black_box(a), black_box(b), &b64));
+            }
+        }),
+    );
+    add(
+        "hit",
+        "ccd_gjk_f64",
+        n,
+        Box::new(move || {
+            for (a, b) in &poses.ours64 {
+                black_box(ccd.gjk_intersect(&CcdBody::new(black_box(a)), &CcdBody::new(black_box(b))));
+            }
+        }),
+    );
+    add(
+        "hit",
+        "ccd_mpr_f64",
+        n,
+        Box::new(move || {
+            for (a, b) in &poses.ours64 {
+                black_box(ccd.mpr_intersect(&CcdBody::new(black_box(a)), &CcdBody::new(black_box(b))));
+            }
+        }),
+    );
+
+    // Penetration, penetrating poses.
+    let n = pen.len();
+    add(
+        "pen",
+        "ours_epa_f32",
+        n,
+        Box::new(move || {
+            for (a, b) in &pen.ours32 {
+                black_box(contact::contact(black_box(a), black_box(b), &b32, &mut GjkCache::default()));
+            }
+        }),
+    );
+    add(
+        "pen",
+        "ours_mpr_f32",
+        n,
+        Box::new(move || {
+            for (a, b) in &pen.ours32 {
+                black_box(mpr::penetration(black_box(a), black_box(b), &b32));
+            }
+        }),
+    );
+    add(
+        "pen",
+        "parry",
+        n,
+        Box::new(move || {
+            for p in &pen.parry {
+                black_box(parry3d::query::contact(&p.0, &*pa[p.1], &p.2, &*pb[p.3], 0.0).ok());
+            }
+        }),
+    );
+    add(
+        "pen",
+        "ours_epa_f64",
+        n,
+        Box::new(move || {
+            for (a, b) in &pen.ours64 {
+                black_box(contact::contact(black_box(a), black_box(b), &b64, &mut GjkCache::default()));
+            }
+        }),
+    );
+    add(
+        "pen",
+        "ours_mpr_f64",
+        n,
+        Box::new(move || {
+            for (a, b) in &pen.ours64 {
+                black_box(mpr::penetration(black_box(a), black_box(b), &b64));
+            }
+        }),
+    );
+    add(
+        "pen",
+        "ccd_epa_f64",
+        n,
+        Box::new(move || {
+            for (a, b) in &pen.ours64 {
+                black_box(ccd.gjk_penetration(&CcdBody::new(black_box(a)), &CcdBody::new(black_box(b))));
+            }
+        }),
+    );
+    add(
+        "pen",
+        "ccd_mpr_f64",
+        n,
+        Box::new(move || {
+            for (a, b) in &pen.ours64 {
+                black_box(ccd.mpr_penetration(&CcdBody::new(black_box(a)), &CcdBody::new(black_box(b))));
+            }
+        }),
+    );
+    out
+}
+
+/// How the cases are timed (environment variable `SUPPORT_FAMILY_MODE`).
+#[derive(Clone, Debug, PartialEq)]
+enum Mode {
+    /// Criterion (default).
+    Criterion,
+    /// `paired:R`: R rounds, every case of a group once per round in turn,
+    /// the median per case. Load that drifts while a group runs hits all its
+    /// cases alike, which criterion's one-after-the-other runs cannot offer.
+    Paired(usize),
+    /// `profile:GROUP/ID[:REPS]`: run one case REPS times (default 10) inside
+    /// [`profile_loop`] and nothing else, for
+    /// `valgrind --tool=callgrind --toggle-collect='*profile_loop*'`.
+    Profile(String, usize),
+}
+
+fn mode() -> Mode {
+    let v = std::env::var("SUPPORT_FAMILY_MODE").unwrap_or_default();
+    if let Some(r) = v.strip_prefix("paired") {
+        Mode::Paired(r.trim_start_matches(':').parse().unwrap_or(21))
+    } else if let Some(p) = v.strip_prefix("profile:") {
+        let (name, reps) = match p.rsplit_once(':') {
+            Some((n, r)) if r.parse::<usize>().is_ok() => (n.to_string(), r.parse().unwrap_or(10)),
+            _ => (p.to_string(), 10),
+        };
+        Mode::Profile(name, reps)
+    } else {
+        Mode::Criterion
+    }
+}
+
+#[inline(never)]
+fn profile_loop(run: &mut dyn FnMut(), reps: usize) {
+    for _ in 0..reps {
+        run();
+    }
+}
+
+/// (group, function, ns per query) of every case timed in this process, or
+/// (group, function, queries per iteration) registered with criterion.
+type Registry = Vec<(String, String, f64)>;
+
+fn drive(c: &mut Criterion, reg: &mut Registry, mode: &Mode, mut cases: Vec<Case<'_>>) {
+    match mode {
+        Mode::Criterion => {
+            let mut i = 0;
+            while i < cases.len() {
+                let g = cases[i].group.clone();
+                let mut group = c.benchmark_group(g.clone());
+                group
+                    .sampling_mode(SamplingMode::Flat)
+                    .sample_size(20)
+                    .throughput(Throughput::Elements(cases[i].n as u64));
+                while i < cases.len() && cases[i].group == g {
+                    let case = &mut cases[i];
+                    reg.push((g.clone(), case.id.to_string(), case.n as f64));
+                    group.bench_function(case.id, |bch| bch.iter(&mut case.run));
+                    i += 1;
+                }
+                group.finish();
+            }
+        }
+        Mode::Paired(rounds) => {
+            let mut i = 0;
+            while i < cases.len() {
+                let g = cases[i].group.clone();
+                let end = (i..cases.len()).find(|&k| cases[k].group != g).unwrap_or(cases.len());
+                let mut times = vec![vec![]; end - i];
+                for case in &mut cases[i..end] {
+                    (case.run)(); // warm-up
+                }
+                for _ in 0..*rounds {
+                    for (k, case) in cases[i..end].iter_mut().enumerate() {
+                        let t = std::time::Instant::now();
+                        (case.run)();
+                        times[k].push(t.elapsed().as_secs_f64());
+                    }
+                }
+                for (k, case) in cases[i..end].iter().enumerate() {
+                    let t = &mut times[k];
+                    t.sort_by(f64::total_cmp);
+                    let ns = t[t.len() / 2] * 1e9 / case.n as f64;
+                    reg.push((g.clone(), case.id.to_string(), ns));
+                }
+                i = end;
+            }
+        }
+        Mode::Profile(name, reps) => {
+            for case in &mut cases {
+                if format!("{}/{}", case.group, case.id) == *name {
+                    println!("profiling {name}: {reps} × {} queries", case.n);
+                    profile_loop(&mut case.run, *reps);
+                }
+            }
+        }
+    }
+}
+
+fn run<SA32, SB32, SA64, SB64>(
+    c: &mut Criterion,
+    reg: &mut Registry,
+    mode: &Mode,
+    spec: Spec<SA32, SB32, SA64, SB64>,
+    seed: u64,
+) where
+    SA32: SupportMap<f32> + Copy,
+    SB32: SupportMap<f32> + Copy,
+    SA64: SupportMap<f64> + Bounded<f64> + Copy,
+    SB64: SupportMap<f64> + Bounded<f64> + Copy,
+{
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let poses = spec.random_pairs(&mut rng);
+    let seq = spec.trajectories(&mut rng);
+    let pen = poses.subset(|i| poses.s[i] < 0.0);
+
+    // One clearly separated pair: ours and parry must agree before timing.
+    if spec.parry_exact {
+        let mut probe = Pairs::new();
+        let ids = spec.pick(&mut rng);
+        spec.place(
+            &mut probe,
+            ids,
+            pose(Vector3::zeros(), rotation(&mut rng)),
+            rotation(&mut rng),
+            unit_vector(&mut rng),
+            0.3,
+        );
+        let (a, b) = &probe.ours32[0];
+        let ours = gjk_signed(&gjk::distance(a, b, &Budget::default(), &mut GjkCache::default())).unwrap_or(f64::NAN);
+        let parry = parry_distance(&probe.parry[0], &spec.pa, &spec.pb);
+        assert!((ours - parry).abs() < 1e-3, "{}: ours {ours} vs parry {parry} on a separated pair", spec.name);
+    }
+
+    if !matches!(mode, Mode::Profile(..)) {
+        report_checks(&spec, &poses, &seq, &pen);
+    }
+    drive(c, reg, mode, cases(&spec, &poses, &seq, &pen));
+}
+
+/// A workload of one primitive type against itself (or two types).
+#[allow(clippy::too_many_arguments)]
+fn primitive<SA32, SB32, SA64, SB64>(
+    name: &str,
+    a: (SA32, SA64, Box<dyn PShape>, Rotation3<f64>),
+    b: (SB32, SB64, Box<dyn PShape>, Rotation3<f64>),
+    parry_exact: bool,
+    parry_gjk: bool,
+) -> Spec<SA32, SB32, SA64, SB64> {
+    Spec {
+        name: name.to_string(),
+        a32: vec![a.0],
+        b32: vec![b.0],
+        a64: vec![a.1],
+        b64: vec![b.1],
+        pa: vec![a.2],
+        pb: vec![b.2],
+        fix_a: a.3,
+        fix_b: b.3,
+        parry_exact,
+        parry_gjk,
+    }
+}
+
+fn parry_hull(points: &[Point3<f64>]) -> Box<dyn PShape> {
+    let pts: Vec<PVec> = points.iter().map(|p| pvec(&p.coords)).collect();
+    Box::new(parry3d::shape::ConvexPolyhedron::from_convex_hull(&pts).expect("parry hull"))
+}
+
+// ---------------------------------------------------------------------------
+// The table.
+
+fn criterion_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("CRITERION_HOME") {
+        return PathBuf::from(d);
+    }
+    if let Some(d) = std::env::var_os("CARGO_TARGET_DIR") {
+        return PathBuf::from(d).join("criterion");
+    }
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("target").join("criterion")
+}
+
+/// Criterion's median (ns per iteration) of a benchmark run after `since`.
+fn median_ns(dir: &Path, group: &str, id: &str, since: SystemTime) -> Option<f64> {
+    let path = dir.join(group).join(id).join("new").join("estimates.json");
+    let meta = std::fs::metadata(&path).ok()?;
+    if meta.modified().ok()? < since {
+        return None;
+    }
+    let text = std::fs::read_to_string(&path).ok()?;
+    let rest = &text[text.find("\"median\"")?..];
+    let rest = &rest[rest.find("\"point_estimate\":")? + "\"point_estimate\":".len()..];
+    let end = rest.find([',', '}'])?;
+    rest[..end].trim().parse().ok()
+}
+
+/// The per-query medians: from criterion's estimates (criterion mode; the
+/// registry holds the queries per iteration) or as measured (paired mode).
+fn print_table(dir: &Path, reg: &Registry, since: SystemTime, mode: &Mode) {
+    let mut rows: Vec<(String, String, f64)> = vec![];
+    for (g, id, x) in reg {
+        match mode {
+            Mode::Criterion => {
+                if let Some(ns) = median_ns(dir, g, id, since) {
+                    rows.push((g.clone(), id.clone(), ns / x));
+                }
+            }
+            _ => rows.push((g.clone(), id.clone(), *x)),
+        }
+    }
+    if rows.is_empty() {
+        return;
+    }
+    let how = match mode {
+        Mode::Paired(r) => format!("median of {r} interleaved rounds"),
+        _ => "criterion median / poses per iteration".to_string(),
+    };
+    println!("\nMedian time per query ({how}), ns; ratio = ours / parry3d");
+    println!("{:<20} {:<16} {:>10} {:>8}", "group", "impl", "ns/query", "/parry");
+    let parry_of = |g: &str| rows.iter().find(|r| r.0 == g && r.1 == "parry").map(|r| r.2);
+    for (g, id, ns) in &rows {
+        let ratio = match parry_of(g) {
+            Some(p) if id.starts_with("ours") => format!("{:.2}", ns / p),
+            _ => String::new(),
+        };
+        println!("{g:<20} {id:<16} {ns:>10.1} {ratio:>8}");
+    }
+}
+
+// ---------------------------------------------------------------------------
+
+fn main() {
+    let dir = criterion_dir();
+    let mut c = Criterion::default()
+        .output_directory(&dir)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3))
+        .configure_from_args();
+    let since = SystemTime::now();
+    let mode = mode();
+    // `SUPPORT_FAMILY_ONLY=poly50,box`: run only these workloads.
+    let only: Option<Vec<String>> =
+        std::env::var("SUPPORT_FAMILY_ONLY").ok().map(|v| v.split(',').map(|w| w.trim().to_string()).collect());
+    let wanted = |name: &str| only.as_ref().is_none_or(|o| o.iter().any(|w| w == name));
+    let mut reg: Registry = vec![];
+    let y_to_z = Rotation3::from_axis_angle(&Vector3::x_axis(), FRAC_PI_2);
+    let id = Rotation3::identity();
+
+    // §5.1 polytopes.
+    for (k, &n) in [50usize, 200, 500, 1000].iter().enumerate() {
+        if !wanted(&format!("poly{n}")) {
+            continue;
+        }
+        let mut rng = ChaCha8Rng::seed_from_u64(1000 + n as u64);
+        let points: Vec<Vec<Point3<f64>>> = (0..POOL).map(|_| polytope_points(&mut rng, n)).collect();
+        let owned64: Vec<OwnedPolytope<f64>> = points.iter().map(|p| quickhull(p).expect("quickhull f64")).collect();
+        let owned32: Vec<OwnedPolytope<f32>> = points
+            .iter()
+            .map(|p| {
+                let q: Vec<Point3<f32>> = p.iter().map(|x| x.cast()).collect();
+                quickhull(&q).expect("quickhull f32")
+            })
+            .collect();
+        let v64: Vec<Polytope<f64>> = owned64.iter().map(|o| o.polytope().expect("polytope f64")).collect();
+        let v32: Vec<Polytope<f32>> = owned32.iter().map(|o| o.polytope().expect("polytope f32")).collect();
+        let verts: Vec<usize> = v32.iter().map(|p| p.vertex_count()).collect();
+        println!("poly{n}: hull vertex counts (f32) {verts:?}");
+        let spec = Spec {
+            name: format!("poly{n}"),
+            a32: v32.clone(),
+            b32: v32,
+            a64: v64.clone(),
+            b64: v64,
+            pa: points.iter().map(|p| parry_hull(p)).collect(),
+            pb: points.iter().map(|p| parry_hull(p)).collect(),
+            fix_a: id,
+            fix_b: id,
+            parry_exact: true,
+            parry_gjk: false,
+        };
+        run(&mut c, &mut reg, &mode, spec, 7 + k as u64);
+    }
+
+    // Primitives.
+    let half = Vector3::new(1.0, 2.0 / 3.0, 1.0 / 3.0);
+    let cuboid = || {
+        (
+            Cuboid::new(half.cast::<f32>()).unwrap(),
+            Cuboid::new(half).unwrap(),
+            Box::new(parry3d::shape::Cuboid::new(pvec(&half))) as Box<dyn PShape>,
+            id,
+        )
+    };
+    if wanted("box") {
+        run(&mut c, &mut reg, &mode, primitive("box", cuboid(), cuboid(), true, true), 21);
+    }
+
+    let capsule = || {
+        (
+            Capsule::new(0.5_f32, 0.3).unwrap(),
+            Capsule::new(0.5_f64, 0.3).unwrap(),
+            Box::new(parry3d::shape::Capsule::new_z(0.5, 0.3)) as Box<dyn PShape>,
+            id,
+        )
+    };
+    if wanted("capsule") {
+        run(&mut c, &mut reg, &mode, primitive("capsule", capsule(), capsule(), true, false), 22);
+    }
+
+    let cylinder = (
+        Cylinder::new(0.5_f32, 0.5).unwrap(),
+        Cylinder::new(0.5_f64, 0.5).unwrap(),
+        Box::new(parry3d::shape::Cylinder::new(0.5, 0.5)) as Box<dyn PShape>,
+        y_to_z,
+    );
+    let cone = (
+        Cone::new(0.5_f32, 0.5).unwrap(),
+        Cone::new(0.5_f64, 0.5).unwrap(),
+        Box::new(parry3d::shape::Cone::new(0.5, 0.5)) as Box<dyn PShape>,
+        y_to_z,
+    );
+    if wanted("cyl_cone") {
+        run(&mut c, &mut reg, &mode, primitive("cyl_cone", cylinder, cone, true, false), 23);
+    }
+
+    let ellipsoid = || {
+        (
+            Ellipsoid::new(half.cast::<f32>()).unwrap(),
+            Ellipsoid::new(half).unwrap(),
+            parry_hull(&ellipsoid_points(half, ELLIPSOID_HULL_POINTS)),
+            id,
+        )
+    };
+    if wanted("ellipsoid") {
+        run(&mut c, &mut reg, &mode, primitive("ellipsoid", ellipsoid(), ellipsoid(), false, false), 24);
+    }
+
+    if mode == Mode::Criterion {
+        c.final_summary();
+    }
+    print_table(&dir, &reg, since, &mode);
+}
