@@ -198,7 +198,7 @@ where
             outcome = Some(stalled(&simplex, v, bounds));
             break;
         }
-        let previous = (simplex, v, vv);
+        let previous_vv = vv;
         simplex.push(p);
         if simplex.reduce() {
             outcome = Some(GjkOutcome::Intersecting(simplex));
@@ -206,10 +206,12 @@ where
         }
         v = simplex.closest();
         vv = v.dot(&v);
-        if !(vv < previous.2) {
+        if !(vv < previous_vv) {
             // Rounding stopped the descent (Theorem 1 says |v| strictly
-            // decreases in exact arithmetic): keep the better iterate.
-            (simplex, v, _) = previous;
+            // decreases in exact arithmetic). The new iterate is as valid a
+            // CSO point as the last (a convex combination of support points),
+            // only not shorter beyond rounding: stop with it rather than keep
+            // a copy of the last simplex on every iteration.
             outcome = Some(stalled(&simplex, v, bounds));
             break;
         }
