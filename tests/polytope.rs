@@ -10,6 +10,8 @@
 //!
 //! The builder tests need `--features std`.
 
+mod common;
+
 use nalgebra::{Point3, Vector3};
 use narrowphase::query::ShapeError;
 use narrowphase::shape::{Plane, Polytope, PolytopeData, PolytopeError, SupportHint, SupportMap};
@@ -450,15 +452,7 @@ mod hull {
         ChaCha8Rng::seed_from_u64(seed)
     }
 
-    fn unit(rng: &mut ChaCha8Rng) -> Vector3<f64> {
-        loop {
-            let v = Vector3::new(rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0));
-            let n = v.norm();
-            if n > 0.1 && n <= 1.0 {
-                return v / n;
-            }
-        }
-    }
+    use super::common::unit_vector as unit;
 
     fn cast<R: Real>(p: &[Point3<f64>]) -> Vec<Point3<R>> {
         p.iter().map(|p| p.map(R::lit)).collect()
