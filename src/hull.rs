@@ -94,6 +94,7 @@ const MAX_VERTICES: usize = u16::MAX as usize;
 
 /// Why no hull was built.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum HullError {
     /// Fewer than 4 input points.
     TooFewPoints,

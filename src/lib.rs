@@ -60,3 +60,36 @@ pub mod prelude {
     pub use crate::support::gjk::{self, GjkCache, GjkOutcome};
     pub use crate::support::mpr::{self, MprOutcome};
 }
+
+/// Compile-time proof that the public types implement `defmt::Format` for
+/// the scalar types the kernel supports (never called, so never linked).
+#[cfg(feature = "defmt")]
+#[allow(dead_code)]
+fn _defmt_format_is_implemented() {
+    fn check<T: defmt::Format>() {}
+    fn for_real<R: math::Real + defmt::Format>()
+    where
+        math::Vec3<R>: defmt::Format,
+        math::Pt3<R>: defmt::Format,
+    {
+    }
+    use shape::*;
+    use support::*;
+    check::<query::Proximity<f32>>();
+    check::<query::Proximity<f64>>();
+    check::<gjk::GjkOutcome<f32>>();
+    check::<gjk::GjkCache<f32>>();
+    check::<mpr::MprOutcome<f32>>();
+    check::<epa::DefaultEpa<f32>>();
+    check::<Simplex<f64>>();
+    check::<Placed<Sphere<f32>, f32>>();
+    check::<Affine<Cuboid<f32>, f32>>();
+    check::<MinkowskiSum<Capsule<f32>, Cylinder<f32>>>();
+    check::<ConvexHull<Cone<f32>, Ellipsoid<f32>>>();
+    check::<Polytope<'static, f32>>();
+    check::<PolytopeData<'static, f32>>();
+    check::<Cso<'static, dyn SupportMap<f32>, Sphere<f32>>>();
+    check::<query::ShapeError>();
+    for_real::<f32>();
+    for_real::<f64>();
+}

@@ -86,6 +86,7 @@ pub enum PolytopeError {
 
 /// The arrays describing a convex polytope (see the module docs for the layout).
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct PolytopeData<'a, R: Real> {
     /// Vertex positions.
     pub vertices: &'a [Pt3<R>],
@@ -111,6 +112,7 @@ pub struct PolytopeData<'a, R: Real> {
 /// graph from it, which costs a few dot products when the direction moved
 /// little since the last query.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Polytope<'a, R: Real> {
     data: PolytopeData<'a, R>,
     center: Pt3<R>,

@@ -22,6 +22,7 @@ pub type Pose<R> = nalgebra::IsometryMatrix3<R>;
 /// assert_eq!(p.support(&Vector3::x()).x, 6.0);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Placed<S, R: Real> {
     /// The shape in its local frame.
     pub shape: S,
@@ -62,6 +63,7 @@ impl<R: Real, S: Bounded<R>> Bounded<R> for Placed<S, R> {
 /// The image of a shape under `T(x) = B·x + c`, any invertible `B`
 /// (scaling, shear, reflection): `s(v) = T(s_A(Bᵀv))` (GJK paper Theorem 2).
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Affine<S, R: Real> {
     /// The shape.
     pub shape: S,
@@ -122,6 +124,7 @@ impl<R: Real, S: Bounded<R>> Bounded<R> for Affine<S, R> {
 
 /// The Minkowski sum `A ⊕ B = {a + b}`: `s(v) = s_A(v) + s_B(v)` (GJK paper §4.3).
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct MinkowskiSum<A, B> {
     /// First summand (receives the hint).
     pub a: A,
@@ -164,6 +167,7 @@ impl<R: Real, A: Bounded<R>, B: Bounded<R>> Bounded<R> for MinkowskiSum<A, B> {
 /// The convex hull of two shapes: `s(v)` is whichever of `s_A(v)`, `s_B(v)`
 /// lies further along `v` (GJK paper §4.4). Nest it for more shapes.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct ConvexHull<A, B> {
     /// First shape (receives the hint).
     pub a: A,
@@ -250,6 +254,14 @@ pub struct Cso<'s, A: ?Sized, B: ?Sized> {
     pub hint_a: SupportHint,
     /// Hill-climbing hint for B.
     pub hint_b: SupportHint,
+}
+
+/// Logs the hints only: the bodies may be trait objects.
+#[cfg(feature = "defmt")]
+impl<A: ?Sized, B: ?Sized> defmt::Format for Cso<'_, A, B> {
+    fn format(&self, f: defmt::Formatter) {
+        defmt::write!(f, "Cso {{ hint_a: {}, hint_b: {} }}", self.hint_a, self.hint_b)
+    }
 }
 
 impl<'s, A: ?Sized, B: ?Sized> Cso<'s, A, B> {

@@ -396,6 +396,15 @@ fn test_steps() -> Vec<Step> {
         with_args(cargo(), &["clippy", "--lib", "--target", "thumbv7em-none-eabihf", "--", "-D", "warnings"]),
     ));
     steps.push(step(
+        "defmt-thumbv7em",
+        "the defmt feature builds for thumbv7em-none-eabihf (defmt::Format on every public type)",
+        Kind::Plain,
+        with_args(
+            cargo(),
+            &["clippy", "--lib", "--features", "defmt", "--target", "thumbv7em-none-eabihf", "--", "-D", "warnings"],
+        ),
+    ));
+    steps.push(step(
         "benches",
         "benches compile (cargo build --benches --features std)",
         Kind::Plain,
