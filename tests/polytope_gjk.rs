@@ -60,26 +60,6 @@ fn point_triangle(p: &Point3<f64>, t: &[Point3<f64>; 3]) -> f64 {
     }
 }
 
-/// Exact segment–segment distance: the endpoint cases plus the interior
-/// critical point of the two lines when it lies inside both segments.
-fn segment_segment(a0: &Point3<f64>, a1: &Point3<f64>, b0: &Point3<f64>, b1: &Point3<f64>) -> f64 {
-    let mut best = point_segment(a0, b0, b1)
-        .min(point_segment(a1, b0, b1))
-        .min(point_segment(b0, a0, a1))
-        .min(point_segment(b1, a0, a1));
-    let (u, v, w) = (a1 - a0, b1 - b0, a0 - b0);
-    let (a, b, c, d, e) = (u.dot(&u), u.dot(&v), v.dot(&v), u.dot(&w), v.dot(&w));
-    let den = a * c - b * b;
-    if den > 1e-14 * a * c {
-        let s = (b * e - c * d) / den;
-        let t = (a * e - b * d) / den;
-        if (0.0..=1.0).contains(&s) && (0.0..=1.0).contains(&t) {
-            best = best.min(((a0 + u * s) - (b0 + v * t)).norm());
-        }
-    }
-    best
-}
-
 fn brute_distance(a: &Mesh, b: &Mesh) -> f64 {
     let mut d = f64::INFINITY;
     for p in &a.verts {

@@ -46,6 +46,14 @@ impl<R: Real> SupportMap<R> for Capsule<R> {
     fn center(&self) -> Pt3<R> {
         Pt3::origin()
     }
+    #[inline]
+    fn margin(&self) -> R {
+        self.radius
+    }
+    #[inline]
+    fn support_core(&self, dir: &Vec3<R>, _hint: &mut super::SupportHint) -> Pt3<R> {
+        Pt3::new(R::ZERO, R::ZERO, sgn(dir.z) * self.half_length)
+    }
 }
 
 impl<R: Real> Bounded<R> for Capsule<R> {

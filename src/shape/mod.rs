@@ -57,6 +57,49 @@ pub trait SupportMap<R: Real> {
     /// A point in the interior of the body (relative interior for flat
     /// bodies): the centre. MPR starts its portal from it.
     fn center(&self) -> Pt3<R>;
+
+    /// The radius of the ball swept over this body's *core*, when the body is
+    /// one: `self = core ⊕ ball(margin)` (a sphere: its centre; a capsule: its
+    /// segment; [`Rounded`]: the inner shape). Zero for other bodies.
+    /// [`contact`](crate::support::contact::contact) runs GJK on the cores
+    /// and needs EPA only when the cores themselves overlap.
+    #[inline]
+    fn margin(&self) -> R {
+        R::ZERO
+    }
+
+    /// Support point of the core (see [`margin`](Self::margin)); the
+    /// body's own support point when it has no margin.
+    #[inline]
+    fn support_core(&self, dir: &Vec3<R>, hint: &mut SupportHint) -> Pt3<R> {
+        self.support_hinted(dir, hint)
+    }
+}
+
+/// A body seen through its core: the support map of
+/// [`SupportMap::support_core`], no margin.
+#[derive(Clone, Copy, Debug)]
+pub struct Core<'s, S: ?Sized>(pub &'s S);
+
+#[cfg(feature = "defmt")]
+impl<S: ?Sized> defmt::Format for Core<'_, S> {
+    fn format(&self, f: defmt::Formatter) {
+        defmt::write!(f, "Core")
+    }
+}
+
+impl<R: Real, S: SupportMap<R> + ?Sized> SupportMap<R> for Core<'_, S> {
+    #[inline]
+    fn support(&self, dir: &Vec3<R>) -> Pt3<R> {
+        self.0.support_core(dir, &mut SupportHint(0))
+    }
+    #[inline]
+    fn support_hinted(&self, dir: &Vec3<R>, hint: &mut SupportHint) -> Pt3<R> {
+        self.0.support_core(dir, hint)
+    }
+    fn center(&self) -> Pt3<R> {
+        self.0.center()
+    }
 }
 
 /// A body with a bounding sphere (and, from its support map, an AABB).
@@ -77,6 +120,14 @@ impl<R: Real, T: SupportMap<R> + ?Sized> SupportMap<R> for &T {
     #[inline]
     fn center(&self) -> Pt3<R> {
         (**self).center()
+    }
+    #[inline]
+    fn margin(&self) -> R {
+        (**self).margin()
+    }
+    #[inline]
+    fn support_core(&self, dir: &Vec3<R>, hint: &mut SupportHint) -> Pt3<R> {
+        (**self).support_core(dir, hint)
     }
 }
 

@@ -39,6 +39,14 @@ impl<R: Real> SupportMap<R> for Sphere<R> {
     fn center(&self) -> Pt3<R> {
         Pt3::origin()
     }
+    #[inline]
+    fn margin(&self) -> R {
+        self.radius
+    }
+    #[inline]
+    fn support_core(&self, _dir: &Vec3<R>, _hint: &mut super::SupportHint) -> Pt3<R> {
+        Pt3::origin()
+    }
 }
 
 impl<R: Real> Bounded<R> for Sphere<R> {

@@ -51,6 +51,15 @@ impl<R: Real, S: SupportMap<R>> SupportMap<R> for Placed<S, R> {
     fn center(&self) -> Pt3<R> {
         self.pose.transform_point(&self.shape.center())
     }
+    #[inline]
+    fn margin(&self) -> R {
+        self.shape.margin()
+    }
+    #[inline]
+    fn support_core(&self, dir: &Vec3<R>, hint: &mut SupportHint) -> Pt3<R> {
+        let local = self.pose.rotation.inverse_transform_vector(dir);
+        self.pose.transform_point(&self.shape.support_core(&local, hint))
+    }
 }
 
 impl<R: Real, S: Bounded<R>> Bounded<R> for Placed<S, R> {
@@ -153,6 +162,15 @@ impl<R: Real, A: SupportMap<R>, B: SupportMap<R>> SupportMap<R> for MinkowskiSum
     }
     fn center(&self) -> Pt3<R> {
         self.a.center() + self.b.center().coords
+    }
+    /// Margins add: `(Ca ⊕ ball(ma)) ⊕ (Cb ⊕ ball(mb)) = (Ca ⊕ Cb) ⊕ ball(ma + mb)`.
+    #[inline]
+    fn margin(&self) -> R {
+        self.a.margin() + self.b.margin()
+    }
+    #[inline]
+    fn support_core(&self, dir: &Vec3<R>, hint: &mut SupportHint) -> Pt3<R> {
+        self.a.support_core(dir, hint) + self.b.support_core(dir, &mut SupportHint(0)).coords
     }
 }
 

@@ -3,13 +3,22 @@
 
 use super::epa::DefaultEpa;
 use super::gjk::{self, GjkCache, GjkOutcome};
-use crate::math::Real;
-use crate::query::{Bounds, Budget, Proximity};
-use crate::shape::{Cso, SupportMap};
+use crate::math::{max, Pt3, Real};
+use crate::query::{Bounds, Budget, Penetration, Proximity, Separation, Witness};
+use crate::shape::{Core, Cso, SupportMap};
 
 /// Signed distance, witness points and normal of `a` and `b`.
 ///
-/// Runs [`gjk::distance`]; a separation is returned as is, an intersection
+/// **Margins.** When the bodies are sphere-swept (spheres, capsules,
+/// [`Rounded`](crate::shape::Rounded) shapes: [`SupportMap::margin`] > 0),
+/// GJK runs on their cores and the margins `m = m_A + m_B` are applied in
+/// closed form: `signed distance = d(cores) − m`, exact for such bodies
+/// (the CSO is `(core_A − core_B) ⊕ ball(m)`, whose boundary is at
+/// `m − d` from an outside origin). EPA then runs only when the cores
+/// themselves overlap, which spares it the slow convergence on round
+/// surfaces (Jolt's convex-radius idea).
+///
+/// Otherwise it runs [`gjk::distance`]; a separation is returned as is, an intersection
 /// is handed to EPA (a [`DefaultEpa`] workspace on the stack, the same
 /// `budget`), and an undetermined GJK answer passes through with its bounds
 /// turned into signed-distance bounds (GJK's upper bound `|v|` holds for the
@@ -53,6 +62,13 @@ where
     A: SupportMap<R> + ?Sized,
     B: SupportMap<R> + ?Sized,
 {
+    let (ma, mb) = (a.margin(), b.margin());
+    let margin = ma + mb;
+    if margin > R::ZERO {
+        if let Some(answer) = from_cores(a, b, ma, mb, budget, cache) {
+            return answer;
+        }
+    }
     match gjk::distance(a, b, budget, cache) {
         GjkOutcome::Separated(s) => Proximity::Separated(s),
         GjkOutcome::Intersecting(simplex) => {
@@ -70,6 +86,46 @@ where
         GjkOutcome::Undetermined { reason, bounds } => {
             let lower = if bounds.lower > R::ZERO { bounds.lower } else { -R::INFINITY };
             Proximity::Undetermined { reason, bounds: Bounds { lower, upper: bounds.upper } }
+        }
+    }
+}
+
+/// The margin path of [`contact`]: GJK on the cores, margins in closed form.
+/// `None` when the cores overlap (EPA on the full bodies decides).
+fn from_cores<R, A, B>(a: &A, b: &B, ma: R, mb: R, budget: &Budget<R>, cache: &mut GjkCache<R>) -> Option<Proximity<R>>
+where
+    R: Real,
+    A: SupportMap<R> + ?Sized,
+    B: SupportMap<R> + ?Sized,
+{
+    let m = ma + mb;
+    match gjk::distance(&Core(a), &Core(b), budget, cache) {
+        GjkOutcome::Separated(s) => {
+            // Core distance d with certificate [lo, hi]: signed distance d − m.
+            let n = s.witness.normal;
+            let point_a = Pt3::from(s.witness.point_a.coords + n * ma);
+            let point_b = Pt3::from(s.witness.point_b.coords - n * mb);
+            let (lo, hi) = (s.bounds.lower - m, s.bounds.upper - m);
+            Some(if lo > R::ZERO {
+                Proximity::Separated(Separation {
+                    distance: s.distance - m,
+                    bounds: Bounds { lower: lo, upper: hi },
+                    witness: Witness { point_a, point_b, normal: n },
+                })
+            } else {
+                // Overlapping, or touching within the tolerance (GJK's
+                // contract): depth m − d, clamped at 0.
+                Proximity::Penetrating(Penetration {
+                    depth: max(m - s.distance, R::ZERO),
+                    bounds: Bounds { lower: max(-hi, R::ZERO), upper: max(-lo, R::ZERO) },
+                    witness: Witness { point_a, point_b, normal: n },
+                })
+            })
+        }
+        GjkOutcome::Intersecting(_) => None,
+        GjkOutcome::Undetermined { reason, bounds } => {
+            let lower = if bounds.lower > R::ZERO { bounds.lower - m } else { -R::INFINITY };
+            Some(Proximity::Undetermined { reason, bounds: Bounds { lower, upper: bounds.upper - m } })
         }
     }
 }

@@ -1,7 +1,7 @@
 //! Shared helpers for the integration tests: seeded randomness and poses.
 #![allow(dead_code)]
 
-use nalgebra::{Rotation3, Translation3, Unit, Vector3};
+use nalgebra::{Point3, Rotation3, Translation3, Unit, Vector3};
 use narrowphase::shape::Pose;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -40,4 +40,29 @@ pub fn pose_f32(p: &Pose<f64>) -> Pose<f32> {
 
 pub fn at(x: f64, y: f64, z: f64) -> Pose<f64> {
     Pose::from_parts(Translation3::new(x, y, z), Rotation3::identity())
+}
+
+/// Exact segment–segment distance: the four endpoint-to-segment cases plus
+/// the interior critical point of the two lines when it lies inside both.
+pub fn segment_segment(a0: &Point3<f64>, a1: &Point3<f64>, b0: &Point3<f64>, b1: &Point3<f64>) -> f64 {
+    let point_segment = |p: &Point3<f64>, a: &Point3<f64>, b: &Point3<f64>| {
+        let ab = b - a;
+        let t = ((p - a).dot(&ab) / ab.norm_squared()).clamp(0.0, 1.0);
+        (p - (a + ab * t)).norm()
+    };
+    let mut best = point_segment(a0, b0, b1)
+        .min(point_segment(a1, b0, b1))
+        .min(point_segment(b0, a0, a1))
+        .min(point_segment(b1, a0, a1));
+    let (u, v, w) = (a1 - a0, b1 - b0, a0 - b0);
+    let (a, b, c, d, e) = (u.dot(&u), u.dot(&v), v.dot(&v), u.dot(&w), v.dot(&w));
+    let den = a * c - b * b;
+    if den > 1e-14 * a * c {
+        let s = (b * e - c * d) / den;
+        let t = (a * e - b * d) / den;
+        if (0.0..=1.0).contains(&s) && (0.0..=1.0).contains(&t) {
+            best = best.min(((a0 + u * s) - (b0 + v * t)).norm());
+        }
+    }
+    best
 }
