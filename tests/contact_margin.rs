@@ -56,13 +56,7 @@ fn capsules_spheres_and_rounded_boxes_with_the_default_budget() {
         // A sphere against the capsule.
         let s = Placed::new(Sphere::new(r2).unwrap(), pb);
         let c = pb.translation.vector;
-        let truth = segment_segment(
-            &end(&pa, h1, -1.0),
-            &end(&pa, h1, 1.0),
-            &c.into(),
-            &(c + Vector3::new(0.0, 0.0, 1e-300)).into(),
-        ) - r1
-            - r2;
+        let truth = point_segment(&c.into(), &end(&pa, h1, -1.0), &end(&pa, h1, 1.0)) - r1 - r2;
         if truth + r1 + r2 > 1e-6 {
             check(
                 contact(&a, &s, &Budget::default(), &mut GjkCache::default()),

@@ -1,6 +1,6 @@
 //! GJK against ground truth that does not come from GJK: closed forms
-//! (sphere–sphere, sphere–box, axis-aligned boxes), an independent numeric
-//! minimiser (capsule–capsule by golden section on the segment parameter),
+//! (sphere–sphere, sphere–box, axis-aligned boxes), the exact segment–segment
+//! distance (capsule–capsule, `common::segment_segment`),
 //! Eberly's bisection for the point–ellipsoid distance, invariances, parry3d,
 //! and a regression corpus of inputs that broke other libraries.
 
@@ -110,29 +110,6 @@ fn axis_aligned_boxes_closed_form() {
     }
 }
 
-/// Segment–segment distance by golden-section search over `s`, with the
-/// optimal clamped `t` for each `s` (the inner minimum is convex in `s`).
-fn segment_distance(p0: Point3<f64>, p1: Point3<f64>, q0: Point3<f64>, q1: Point3<f64>) -> f64 {
-    let d2 = q1 - q0;
-    let at_s = |s: f64| {
-        let p = p0 + (p1 - p0) * s;
-        let t = ((p - q0).dot(&d2) / d2.norm_squared()).clamp(0.0, 1.0);
-        (p - (q0 + d2 * t)).norm()
-    };
-    let (mut lo, mut hi) = (0.0, 1.0);
-    let g = (5f64.sqrt() - 1.0) / 2.0;
-    for _ in 0..200 {
-        let m1 = hi - g * (hi - lo);
-        let m2 = lo + g * (hi - lo);
-        if at_s(m1) < at_s(m2) {
-            hi = m2
-        } else {
-            lo = m1
-        }
-    }
-    at_s(0.5 * (lo + hi)).min(at_s(0.0)).min(at_s(1.0))
-}
-
 #[test]
 fn capsule_capsule_segment_distance() {
     let mut rng = rng(4);
@@ -146,11 +123,11 @@ fn capsule_capsule_segment_distance() {
         let a = Placed::new(Capsule::new(h1, r1).unwrap(), pose(&mut rng, 3.0));
         let b = Placed::new(Capsule::new(h2, r2).unwrap(), pose(&mut rng, 3.0));
         let end = |p: &Pose<f64>, h: f64, s: f64| p.transform_point(&Point3::new(0.0, 0.0, s * h));
-        let seg = segment_distance(
-            end(&a.pose, h1, -1.0),
-            end(&a.pose, h1, 1.0),
-            end(&b.pose, h2, -1.0),
-            end(&b.pose, h2, 1.0),
+        let seg = segment_segment(
+            &end(&a.pose, h1, -1.0),
+            &end(&a.pose, h1, 1.0),
+            &end(&b.pose, h2, -1.0),
+            &end(&b.pose, h2, 1.0),
         );
         let truth = seg - r1 - r2;
         check(&dist(&a, &b), truth, 5.0, 1e-7, &format!("capsule-capsule #{i}"));

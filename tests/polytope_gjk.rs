@@ -44,12 +44,6 @@ fn mesh(p: &Polytope<'_, f64>, pose: &Pose<f64>) -> Mesh {
     Mesh { verts, tris, edges, normals }
 }
 
-fn point_segment(p: &Point3<f64>, a: &Point3<f64>, b: &Point3<f64>) -> f64 {
-    let ab = b - a;
-    let t = ((p - a).dot(&ab) / ab.norm_squared()).clamp(0.0, 1.0);
-    (p - (a + ab * t)).norm()
-}
-
 fn point_triangle(p: &Point3<f64>, t: &[Point3<f64>; 3]) -> f64 {
     let n = (t[1] - t[0]).cross(&(t[2] - t[0]));
     let inside = (0..3).all(|i| (t[(i + 1) % 3] - t[i]).cross(&(p - t[i])).dot(&n) >= 0.0);

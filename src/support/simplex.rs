@@ -26,9 +26,7 @@ pub struct Simplex<R: Real> {
 impl<R: Real> Simplex<R> {
     /// The one-point simplex `{p}`.
     pub fn one(p: CsoPoint<R>) -> Self {
-        let mut pts = [p; 4];
-        pts[1..].fill(p);
-        Self { pts, bary: [R::ONE, R::ZERO, R::ZERO, R::ZERO], closest: p.w, len: 1 }
+        Self { pts: [p; 4], bary: [R::ONE, R::ZERO, R::ZERO, R::ZERO], closest: p.w, len: 1 }
     }
 
     /// The points (1 to 4).

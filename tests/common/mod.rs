@@ -42,14 +42,16 @@ pub fn at(x: f64, y: f64, z: f64) -> Pose<f64> {
     Pose::from_parts(Translation3::new(x, y, z), Rotation3::identity())
 }
 
+/// Distance from a point to a segment (clamped projection).
+pub fn point_segment(p: &Point3<f64>, a: &Point3<f64>, b: &Point3<f64>) -> f64 {
+    let ab = b - a;
+    let t = ((p - a).dot(&ab) / ab.norm_squared()).clamp(0.0, 1.0);
+    (p - (a + ab * t)).norm()
+}
+
 /// Exact segment–segment distance: the four endpoint-to-segment cases plus
 /// the interior critical point of the two lines when it lies inside both.
 pub fn segment_segment(a0: &Point3<f64>, a1: &Point3<f64>, b0: &Point3<f64>, b1: &Point3<f64>) -> f64 {
-    let point_segment = |p: &Point3<f64>, a: &Point3<f64>, b: &Point3<f64>| {
-        let ab = b - a;
-        let t = ((p - a).dot(&ab) / ab.norm_squared()).clamp(0.0, 1.0);
-        (p - (a + ab * t)).norm()
-    };
     let mut best = point_segment(a0, b0, b1)
         .min(point_segment(a1, b0, b1))
         .min(point_segment(b0, a0, a1))
