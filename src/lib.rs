@@ -42,6 +42,7 @@ extern crate std;
 
 pub mod math;
 pub mod query;
+pub mod sdf;
 pub mod shape;
 pub mod support;
 

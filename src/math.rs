@@ -25,7 +25,7 @@
 //! through simba's `ComplexField::sqrt`, which is `libm` on every target.
 //! Use [`norm`] and [`normalize`] from this module.
 
-use nalgebra::{Matrix3, Point3, RealField, Vector3};
+use nalgebra::{Matrix3, Point3, RealField, SVector, Vector3};
 
 /// 3D vector.
 pub type Vec3<R> = Vector3<R>;
@@ -140,15 +140,15 @@ macro_rules! impl_real {
 impl_real!(f32, sqrt_f32);
 impl_real!(f64, libm::sqrt);
 
-/// Euclidean length with the kernel's square root.
+/// Euclidean length with the kernel's square root (any dimension).
 #[inline(always)]
-pub fn norm<R: Real>(v: &Vec3<R>) -> R {
+pub fn norm<R: Real, const D: usize>(v: &SVector<R, D>) -> R {
     Real::sqrt(v.dot(v))
 }
 
 /// `v / |v|`, or `None` when `v` is zero or not finite.
 #[inline]
-pub fn normalize<R: Real>(v: &Vec3<R>) -> Option<Vec3<R>> {
+pub fn normalize<R: Real, const D: usize>(v: &SVector<R, D>) -> Option<SVector<R, D>> {
     let n = norm(v);
     if n > R::ZERO && n.finite() {
         Some(v / n)
@@ -159,8 +159,8 @@ pub fn normalize<R: Real>(v: &Vec3<R>) -> Option<Vec3<R>> {
 
 /// `true` when every component is finite.
 #[inline(always)]
-pub fn finite_vec<R: Real>(v: &Vec3<R>) -> bool {
-    v.x.finite() && v.y.finite() && v.z.finite()
+pub fn finite_vec<R: Real, const D: usize>(v: &SVector<R, D>) -> bool {
+    v.iter().all(|c| c.finite())
 }
 
 /// Largest absolute component (a cheap, sqrt-free scale).
@@ -184,6 +184,13 @@ pub fn sgn<R: Real>(x: R) -> R {
     } else {
         R::ONE
     }
+}
+
+/// `true` for NaN (the only value not equal to itself).
+#[inline(always)]
+#[allow(clippy::eq_op)]
+pub fn is_nan<R: Real>(x: R) -> bool {
+    x != x
 }
 
 /// NaN-aware maximum: returns `a` when `b` is NaN.

@@ -1,0 +1,112 @@
+//! The convex polytope's approximate SDF by the paper's Algorithm 4: hill
+//! climbing over the face adjacency graph.
+//!
+//! With `c` the polytope's vertex mean (strictly inside) and the face planes
+//! `nₐ·x = dₐ` rewritten about it (`δₐ = dₐ − nₐ·c > 0`), the ray from `c`
+//! through `x` leaves the polytope through the face maximising
+//! `sₐ = nₐ·(x − c)/δₐ` (Eq. 22 minimises the ray parameter `1/sₐ`). That face's
+//! plane value `nₐ·x − dₐ = δₐ(sₐ − 1)` is returned: a supporting halfspace, so
+//! a lower bound of the SDF, and positive exactly when `sₐ > 1`, i.e. when
+//! `x` is outside (Proposition 6).
+//!
+//! Maximising `sₐ` is the support query of the polar reciprocal, whose
+//! vertices `nₐ/δₐ` are joined exactly when the faces share an edge: a
+//! linear function on a convex polytope has no local maximum on its vertex
+//! graph that is not global, so steepest ascent from any face ends at the
+//! right one. Strict ascent never revisits a face, so no visited set is
+//! needed and the face count caps the walk. The caller's [`SdfHint`] keeps
+//! the face found last (the paper's `a₀`): after a small motion the walk is a
+//! step or two.
+
+use super::{Ball, Sdf, SdfAccuracy, SdfHint, SdfSample};
+use crate::math::{Real, Vec3};
+use crate::shape::{Bounded, Plane, Polytope, SupportMap};
+
+/// `(nₐ·(x − c), δₐ)` of face `a`: `sₐ` as a fraction with a positive
+/// denominator, so faces compare without a division.
+#[inline(always)]
+fn ratio<R: Real>(plane: &Plane<R>, y: &Vec3<R>, c: &Vec3<R>) -> (R, R) {
+    (plane.normal.dot(y), plane.offset - plane.normal.dot(c))
+}
+
+impl<R: Real> Polytope<'_, R> {
+    /// Index of the face maximising `nₐ·(x − c)/δₐ` by Algorithm 4, from
+    /// face `start` (out-of-range starts at 0).
+    pub fn sdf_face_climb(&self, x: &Vec3<R>, start: usize) -> usize {
+        let faces = self.data().faces;
+        let c = self.center().coords;
+        let y = x - c;
+        let mut a = if start < faces.len() { start } else { 0 };
+        let Some(plane) = faces.get(a) else { return 0 };
+        let (mut num, mut den) = ratio(plane, &y, &c);
+        // Strict ascent visits each face at most once.
+        for _ in 0..faces.len() {
+            let mut next = a;
+            for &b in self.face_neighbours(a) {
+                let b = b as usize;
+                if let Some(p) = faces.get(b) {
+                    let (n2, d2) = ratio(p, &y, &c);
+                    // n2/d2 > num/den with both denominators positive.
+                    if n2 * den > num * d2 {
+                        num = n2;
+                        den = d2;
+                        next = b;
+                    }
+                }
+            }
+            if next == a {
+                break;
+            }
+            a = next;
+        }
+        a
+    }
+
+    /// The same face by scanning every face (reference and small polytopes).
+    pub fn sdf_face_scan(&self, x: &Vec3<R>) -> usize {
+        let c = self.center().coords;
+        let y = x - c;
+        let mut best = 0;
+        let (mut num, mut den) = (-R::ONE, R::ONE);
+        for (i, p) in self.data().faces.iter().enumerate() {
+            let (n2, d2) = ratio(p, &y, &c);
+            if i == 0 || n2 * den > num * d2 {
+                num = n2;
+                den = d2;
+                best = i;
+            }
+        }
+        best
+    }
+
+    #[inline]
+    fn face_sample(&self, x: &Vec3<R>, face: usize) -> SdfSample<R, 3> {
+        match self.data().faces.get(face) {
+            Some(p) => SdfSample { value: p.normal.dot(x) - p.offset, gradient: p.normal },
+            None => SdfSample { value: R::ZERO, gradient: Vec3::zeros() },
+        }
+    }
+}
+
+impl<R: Real> Sdf<R, 3> for Polytope<'_, R> {
+    /// Algorithm 4 from face 0 (use [`eval_hinted`](Sdf::eval_hinted) to
+    /// warm-start it).
+    #[inline]
+    fn eval(&self, x: &Vec3<R>) -> SdfSample<R, 3> {
+        self.eval_hinted(x, &mut SdfHint(0))
+    }
+    /// Algorithm 4 from the hinted face; the hint becomes the face found.
+    #[inline]
+    fn eval_hinted(&self, x: &Vec3<R>, hint: &mut SdfHint) -> SdfSample<R, 3> {
+        let face = self.sdf_face_climb(x, hint.0 as usize);
+        hint.0 = face as u32;
+        self.face_sample(x, face)
+    }
+    fn accuracy(&self) -> SdfAccuracy {
+        SdfAccuracy::LowerBound
+    }
+    fn bounding_ball(&self) -> Ball<R, 3> {
+        let (c, r) = self.bounding_sphere();
+        Ball { center: c.coords, radius: r }
+    }
+}

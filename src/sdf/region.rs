@@ -1,0 +1,216 @@
+//! The search ellipsoid of the ellipsoid method: its cut (the paper's
+//! Algorithm 1) and its starting value from two balls (Algorithm 3, Lemma 2).
+
+use crate::math::{norm, Real};
+use nalgebra::{SMatrix, SVector};
+
+/// The ellipsoid `E(e, P) = {x : (x − e)ᵀ P⁻¹ (x − e) ≤ 1}` (Eq. 8); `P`
+/// symmetric positive definite.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct SearchEllipsoid<R: Real, const D: usize> {
+    pub e: SVector<R, D>,
+    pub p: SMatrix<R, D, D>,
+}
+
+/// What a cut did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Cut {
+    /// The ellipsoid now bounds `E ∩ H`.
+    Done,
+    /// `E` lies entirely outside `H` (`α ≥ 1`): what it was meant to hold
+    /// is not in `E`, or rounding says so.
+    Empty,
+    /// `hᵀPh` is not positive (zero normal, or `P` lost definiteness) or a
+    /// result was not finite; the ellipsoid is unchanged.
+    Degenerate,
+}
+
+impl<R: Real, const D: usize> SearchEllipsoid<R, D> {
+    /// The ball `|x − c| ≤ r`.
+    pub fn ball(c: SVector<R, D>, r: R) -> Self {
+        Self { e: c, p: SMatrix::identity() * (r * r) }
+    }
+
+    /// `min {h·x : x ∈ E} = h·e − sqrt(hᵀPh)` (Eq. 10), with `sqrt(hᵀPh)`.
+    #[inline]
+    pub fn min_linear(&self, h: &SVector<R, D>) -> (R, R) {
+        let w = norm_p(&self.p, h);
+        (h.dot(&self.e) - w, w)
+    }
+
+    /// Algorithm 1: replaces `E` by the smallest ellipsoid containing
+    /// `E ∩ {x : h·x ≤ δ}`. Shallow cuts (`α < 0`) are taken down to
+    /// `α = −1/n`; a halfspace containing `E` leaves it as it is.
+    pub fn cut(&mut self, h: &SVector<R, D>, delta: R) -> Cut {
+        let ph = self.p * h;
+        let hph = h.dot(&ph);
+        if !(hph > R::ZERO) || !hph.finite() {
+            return Cut::Degenerate;
+        }
+        let s = Real::sqrt(hph);
+        let alpha = (h.dot(&self.e) - delta) / s;
+        let n = R::lit(D as f64);
+        if !(alpha < R::ONE) {
+            return if alpha.finite() { Cut::Empty } else { Cut::Degenerate };
+        }
+        if alpha * n <= -R::ONE {
+            return Cut::Done;
+        }
+        let g = ph / s;
+        let one_n_alpha = R::ONE + n * alpha;
+        let e = self.e - g * (one_n_alpha / (n + R::ONE));
+        let shrink = n * n / (n * n - R::ONE) * (R::ONE - alpha * alpha);
+        let beta = R::TWO * one_n_alpha / ((n + R::ONE) * (R::ONE + alpha));
+        // (P − β g gᵀ)·shrink, built symmetric: g_i g_j == g_j g_i exactly.
+        let mut p = self.p;
+        for i in 0..D {
+            for j in 0..D {
+                p[(i, j)] = (self.p[(i, j)] - beta * g[i] * g[j]) * shrink;
+            }
+        }
+        if !(e.iter().all(|c| c.finite()) && p.iter().all(|c| c.finite())) {
+            return Cut::Degenerate;
+        }
+        // Rounding can only hurt definiteness on the diagonal first.
+        if (0..D).any(|i| !(p[(i, i)] > R::ZERO)) {
+            return Cut::Degenerate;
+        }
+        self.e = e;
+        self.p = p;
+        Cut::Done
+    }
+}
+
+/// `sqrt(hᵀPh)`, zero when not positive.
+#[inline]
+pub(crate) fn norm_p<R: Real, const D: usize>(p: &SMatrix<R, D, D>, h: &SVector<R, D>) -> R {
+    let q = h.dot(&(p * h));
+    if q > R::ZERO {
+        Real::sqrt(q)
+    } else {
+        R::ZERO
+    }
+}
+
+/// Lemma 2: the ellipsoid of revolution with semi-axis `a` along the unit
+/// vector `u` and `b` across it: `P = b²I + (a² − b²)uuᵀ`.
+fn revolution<R: Real, const D: usize>(a: R, b: R, u: &SVector<R, D>) -> SMatrix<R, D, D> {
+    SMatrix::identity() * (b * b) + u * u.transpose() * (a * a - b * b)
+}
+
+/// Algorithm 3: the smallest ellipsoid containing the intersection of the
+/// balls `S(c_a, r_a)` and `S(c_b, r_b)`; `None` when it is empty
+/// (`|c_a − c_b| > r_a + r_b`). An infinite radius (an unbounded body) gives
+/// the other ball; both infinite is `None` too (nothing bounds the search).
+///
+/// The lens is symmetric about the plane of its rim circle (radius `b`),
+/// which cuts the centre line at `d_a` from `c_a`; the cap on the smaller
+/// ball's side is the deeper one, `a = r_b − d_b` (Appendix B.2). The paper
+/// writes `b = sqrt(r_a² − d_a²)`; `sqrt(r_b² − d_b²)` is the same in its
+/// case 2 and gives the smaller ball itself in case 3.
+pub(crate) fn lens<R: Real, const D: usize>(
+    c_a: &SVector<R, D>,
+    r_a: R,
+    c_b: &SVector<R, D>,
+    r_b: R,
+) -> Option<SearchEllipsoid<R, D>> {
+    let (c_a, r_a, c_b, r_b) = if r_b > r_a { (c_b, r_b, c_a, r_a) } else { (c_a, r_a, c_b, r_b) };
+    // Now r_b <= r_a.
+    if !r_b.finite() || !(r_b >= R::ZERO) {
+        return None;
+    }
+    if !r_a.finite() {
+        return Some(SearchEllipsoid::ball(*c_b, r_b));
+    }
+    let diff = c_b - c_a;
+    let d = norm(&diff);
+    if !(d <= r_a + r_b) {
+        return None;
+    }
+    // Case 3 (the smaller ball lies in the larger one past its rim plane),
+    // including concentric balls: the smaller ball.
+    if d * d <= (r_a - r_b) * (r_a + r_b) || !(d > R::ZERO) {
+        return Some(SearchEllipsoid::ball(*c_b, r_b));
+    }
+    let s = (r_a - r_b) * (r_a + r_b) / d;
+    let d_a = (d + s) * R::HALF;
+    let d_b = d - d_a;
+    let u = diff / d;
+    let b2 = (r_b - d_b) * (r_b + d_b);
+    let b = if b2 > R::ZERO { Real::sqrt(b2) } else { R::ZERO };
+    let a = r_b - d_b;
+    if !(a > R::ZERO) || !(b > R::ZERO) {
+        // Balls touching in one point: a tiny ball around it keeps P definite.
+        let c = c_a + u * r_a;
+        let tiny = (r_a + r_b) * R::EPSILON;
+        return Some(SearchEllipsoid::ball(c, tiny));
+    }
+    Some(SearchEllipsoid { e: c_a + u * d_a, p: revolution(a, b, &u) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nalgebra::{Vector2, Vector3};
+
+    fn inside<const D: usize>(e: &SearchEllipsoid<f64, D>, x: &SVector<f64, D>) -> bool {
+        let y = x - e.e;
+        let q = y.dot(&(e.p.try_inverse().unwrap() * y));
+        q <= 1.0 + 1e-9
+    }
+
+    #[test]
+    fn lens_contains_the_intersection_and_touches_it() {
+        // Brute force in 2D: sample the intersection of two discs.
+        let (ca, ra, cb, rb) = (Vector2::new(0.0, 0.0), 2.0, Vector2::new(2.5, 0.5), 1.2);
+        let e = lens(&ca, ra, &cb, rb).unwrap();
+        let mut extreme: f64 = 0.0;
+        for i in 0..400 {
+            for j in 0..400 {
+                let x = Vector2::new(-2.0 + 6.0 * i as f64 / 399.0, -3.0 + 6.0 * j as f64 / 399.0);
+                if (x - ca).norm() <= ra && (x - cb).norm() <= rb {
+                    assert!(inside(&e, &x), "{x:?}");
+                    let y = x - e.e;
+                    extreme = extreme.max(y.dot(&(e.p.try_inverse().unwrap() * y)));
+                }
+            }
+        }
+        // Minimal: the lens reaches the ellipse's boundary.
+        assert!(extreme > 0.97, "{extreme}");
+    }
+
+    #[test]
+    fn lens_cases() {
+        let c = Vector3::zeros();
+        assert!(lens(&c, 1.0, &Vector3::new(3.0, 0.0, 0.0), 1.0).is_none());
+        // Case 3: small ball deep inside: itself.
+        let e = lens(&c, 5.0, &Vector3::new(1.0, 0.0, 0.0), 1.0).unwrap();
+        assert_eq!(e.e, Vector3::new(1.0, 0.0, 0.0));
+        assert!((e.p - SMatrix::<f64, 3, 3>::identity()).norm() < 1e-12);
+        // Unbounded body: the other ball.
+        let e = lens(&c, f64::INFINITY, &Vector3::new(9.0, 0.0, 0.0), 2.0).unwrap();
+        assert_eq!(e.e.x, 9.0);
+        assert!(lens(&c, f64::INFINITY, &c, f64::INFINITY).is_none());
+        assert!(lens(&c, f64::NAN, &c, 1.0).is_none() || lens(&c, f64::NAN, &c, 1.0).is_some());
+    }
+
+    #[test]
+    fn cut_contains_the_kept_half_and_shrinks() {
+        let mut e = SearchEllipsoid::ball(Vector2::new(0.0, 0.0), 1.0);
+        let h = Vector2::new(1.0, 0.0);
+        assert_eq!(e.cut(&h, 0.3), Cut::Done);
+        // Points of the unit disc with x <= 0.3 stay inside.
+        for k in 0..360 {
+            let t = k as f64 * core::f64::consts::PI / 180.0;
+            for r in [0.2, 0.6, 1.0] {
+                let x = Vector2::new(r * t.cos(), r * t.sin());
+                if x.x <= 0.3 {
+                    assert!(inside(&e, &x), "{x:?}");
+                }
+            }
+        }
+        assert!(e.p.determinant() < 1.0);
+        assert_eq!(e.cut(&h, -10.0), Cut::Empty);
+        assert_eq!(e.cut(&Vector2::zeros(), 0.0), Cut::Degenerate);
+    }
+}
