@@ -120,7 +120,8 @@ fn axis_aligned_boxes_match_the_closed_form_in_2d_and_3d() {
 
 #[test]
 fn f32_balls_and_boxes() {
-    let a = Transformed::new(Sphere::new(1.0_f32).unwrap(), nalgebra::Matrix3::identity(), 1.0, Vector3::zeros()).unwrap();
+    let a =
+        Transformed::new(Sphere::new(1.0_f32).unwrap(), nalgebra::Matrix3::identity(), 1.0, Vector3::zeros()).unwrap();
     let b = Transformed::new(
         BoxN::new(Vector3::new(0.5_f32, 0.5, 0.5)).unwrap(),
         nalgebra::Matrix3::identity(),
@@ -132,7 +133,8 @@ fn f32_balls_and_boxes() {
     let c = out.contact().unwrap();
     assert!((c.signed_distance() - 0.5).abs() < 1e-3, "{c:?}");
     // Overlapping discs in 2D, f32: the inscribed ball of the lens.
-    let a = Transformed::new(Sphere::new(1.0_f32).unwrap(), nalgebra::Matrix2::identity(), 1.0, Vector2::zeros()).unwrap();
+    let a =
+        Transformed::new(Sphere::new(1.0_f32).unwrap(), nalgebra::Matrix2::identity(), 1.0, Vector2::zeros()).unwrap();
     let b = Transformed::new(Sphere::new(1.0_f32).unwrap(), nalgebra::Matrix2::identity(), 1.0, Vector2::new(1.5, 0.0))
         .unwrap();
     let out = EllipsoidMethod::distance().solve(&a, &b, &mut EllipsoidWarmStart::default());
@@ -235,7 +237,10 @@ fn bad_input_is_typed_never_a_panic() {
     // NaN tolerance, zero iterations, NaN warm-start motion.
     let mut m = EllipsoidMethod::distance();
     m.budget.tolerance = f64::NAN;
-    assert!(matches!(m.solve(&s, &ball, &mut EllipsoidWarmStart::default()), EllipsoidMethodOutcome::Undetermined { .. }));
+    assert!(matches!(
+        m.solve(&s, &ball, &mut EllipsoidWarmStart::default()),
+        EllipsoidMethodOutcome::Undetermined { .. }
+    ));
     let mut m = EllipsoidMethod::distance();
     m.budget.max_iterations = 0;
     // Two balls are settled by their bounding balls alone (Lemma 3 meets
