@@ -62,6 +62,38 @@ impl<R: Real> Polytope<'_, R> {
         a
     }
 
+    /// From face `start`, steepest ascent of the plane value `nₐ·x − dₐ` over
+    /// the face adjacency graph. Every plane value is a lower bound of the SDF
+    /// (Eq. 21), so this only tightens Algorithm 4's answer and keeps its
+    /// sign (inside every plane value is negative; outside it only grows).
+    /// Inside, the largest plane value is the exact SDF; the local maximum
+    /// found is usually it, but not always (a face graph can have local
+    /// maxima of this non-linear objective).
+    pub fn sdf_face_refine(&self, x: &Vec3<R>, start: usize) -> usize {
+        let faces = self.data().faces;
+        let mut a = if start < faces.len() { start } else { 0 };
+        let Some(plane) = faces.get(a) else { return 0 };
+        let mut best = plane.normal.dot(x) - plane.offset;
+        for _ in 0..faces.len() {
+            let mut next = a;
+            for &b in self.face_neighbours(a) {
+                let b = b as usize;
+                if let Some(p) = faces.get(b) {
+                    let v = p.normal.dot(x) - p.offset;
+                    if v > best {
+                        best = v;
+                        next = b;
+                    }
+                }
+            }
+            if next == a {
+                break;
+            }
+            a = next;
+        }
+        a
+    }
+
     /// The same face by scanning every face (reference and small polytopes).
     pub fn sdf_face_scan(&self, x: &Vec3<R>) -> usize {
         let c = self.center().coords;
@@ -100,6 +132,7 @@ impl<R: Real> Sdf<R, 3> for Polytope<'_, R> {
     fn eval_hinted(&self, x: &Vec3<R>, hint: &mut SdfHint) -> SdfSample<R, 3> {
         let face = self.sdf_face_climb(x, hint.0 as usize);
         hint.0 = face as u32;
+        let face = self.sdf_face_refine(x, face);
         self.face_sample(x, face)
     }
     fn accuracy(&self) -> SdfAccuracy {
