@@ -4,12 +4,21 @@
 use crate::math::{norm, Real};
 use nalgebra::{SMatrix, SVector};
 
-/// The ellipsoid `E(e, P) = {x : (x − e)ᵀ P⁻¹ (x − e) ≤ 1}` (Eq. 8); `P`
-/// symmetric positive definite.
+/// The ellipsoid `E = {M·u + e : |u| ≤ 1}` (Eq. 7), kept as the factor `M`
+/// of `P = M·Mᵀ` (Eq. 8) rather than as `P`.
+///
+/// Why the factor: near the optimum the ellipsoid becomes very eccentric
+/// (thin across the contact, long along it, axis ratios of 10⁴ and more),
+/// and the rank-one update of `P` then loses the thin direction to
+/// cancellation — seen as an ellipsoid that no longer holds the optimum and
+/// a lower bound above the true value. With `M`, `hᵀPh = |Mᵀh|²` is a sum of
+/// squares computed to the precision of each column, and the update
+/// `M' = c·(M − γ·(Mw)wᵀ)` (with `(I − γwwᵀ)² = I − βwwᵀ`) never subtracts
+/// two large numbers to get a small one.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct SearchEllipsoid<R: Real, const D: usize> {
     pub e: SVector<R, D>,
-    pub p: SMatrix<R, D, D>,
+    pub m: SMatrix<R, D, D>,
 }
 
 /// What a cut did.
@@ -20,21 +29,21 @@ pub(crate) enum Cut {
     /// `E` lies entirely outside `H` (`α ≥ 1`): what it was meant to hold
     /// is not in `E`, or rounding says so.
     Empty,
-    /// `hᵀPh` is not positive (zero normal, or `P` lost definiteness) or a
-    /// result was not finite; the ellipsoid is unchanged.
+    /// `|Mᵀh|` is zero (zero normal, or `M` collapsed) or a result was not
+    /// finite; the ellipsoid is unchanged.
     Degenerate,
 }
 
 impl<R: Real, const D: usize> SearchEllipsoid<R, D> {
     /// The ball `|x − c| ≤ r`.
     pub fn ball(c: SVector<R, D>, r: R) -> Self {
-        Self { e: c, p: SMatrix::identity() * (r * r) }
+        Self { e: c, m: SMatrix::identity() * r }
     }
 
     /// `min {h·x : x ∈ E} = h·e − sqrt(hᵀPh)` (Eq. 10), with `sqrt(hᵀPh)`.
     #[inline]
     pub fn min_linear(&self, h: &SVector<R, D>) -> (R, R) {
-        let w = norm_p(&self.p, h);
+        let w = norm(&self.m.tr_mul(h));
         (h.dot(&self.e) - w, w)
     }
 
@@ -42,12 +51,11 @@ impl<R: Real, const D: usize> SearchEllipsoid<R, D> {
     /// `E ∩ {x : h·x ≤ δ}`. Shallow cuts (`α < 0`) are taken down to
     /// `α = −1/n`; a halfspace containing `E` leaves it as it is.
     pub fn cut(&mut self, h: &SVector<R, D>, delta: R) -> Cut {
-        let ph = self.p * h;
-        let hph = h.dot(&ph);
-        if !(hph > R::ZERO) || !hph.finite() {
+        let v = self.m.tr_mul(h);
+        let s = norm(&v);
+        if !(s > R::ZERO) || !s.finite() {
             return Cut::Degenerate;
         }
-        let s = Real::sqrt(hph);
         let alpha = (h.dot(&self.e) - delta) / s;
         let n = R::lit(D as f64);
         if !(alpha < R::ONE) {
@@ -56,46 +64,30 @@ impl<R: Real, const D: usize> SearchEllipsoid<R, D> {
         if alpha * n <= -R::ONE {
             return Cut::Done;
         }
-        let g = ph / s;
+        let w = v / s;
+        // g = P h / sqrt(hᵀPh) = M w.
+        let g = self.m * w;
         let one_n_alpha = R::ONE + n * alpha;
         let e = self.e - g * (one_n_alpha / (n + R::ONE));
         let shrink = n * n / (n * n - R::ONE) * (R::ONE - alpha * alpha);
         let beta = R::TWO * one_n_alpha / ((n + R::ONE) * (R::ONE + alpha));
-        // (P − β g gᵀ)·shrink, built symmetric: g_i g_j == g_j g_i exactly.
-        let mut p = self.p;
-        for i in 0..D {
-            for j in 0..D {
-                p[(i, j)] = (self.p[(i, j)] - beta * g[i] * g[j]) * shrink;
-            }
-        }
-        if !(e.iter().all(|c| c.finite()) && p.iter().all(|c| c.finite())) {
-            return Cut::Degenerate;
-        }
-        // Rounding can only hurt definiteness on the diagonal first.
-        if (0..D).any(|i| !(p[(i, i)] > R::ZERO)) {
+        let rest = R::ONE - beta;
+        let gamma = R::ONE - if rest > R::ZERO { Real::sqrt(rest) } else { R::ZERO };
+        let m = (self.m - g * w.transpose() * gamma) * Real::sqrt(shrink);
+        if !(e.iter().all(|c| c.finite()) && m.iter().all(|c| c.finite())) {
             return Cut::Degenerate;
         }
         self.e = e;
-        self.p = p;
+        self.m = m;
         Cut::Done
     }
 }
 
-/// `sqrt(hᵀPh)`, zero when not positive.
-#[inline]
-pub(crate) fn norm_p<R: Real, const D: usize>(p: &SMatrix<R, D, D>, h: &SVector<R, D>) -> R {
-    let q = h.dot(&(p * h));
-    if q > R::ZERO {
-        Real::sqrt(q)
-    } else {
-        R::ZERO
-    }
-}
-
 /// Lemma 2: the ellipsoid of revolution with semi-axis `a` along the unit
-/// vector `u` and `b` across it: `P = b²I + (a² − b²)uuᵀ`.
+/// vector `u` and `b` across it: `P = b²I + (a² − b²)uuᵀ`, whose symmetric
+/// square root is `M = bI + (a − b)uuᵀ`.
 fn revolution<R: Real, const D: usize>(a: R, b: R, u: &SVector<R, D>) -> SMatrix<R, D, D> {
-    SMatrix::identity() * (b * b) + u * u.transpose() * (a * a - b * b)
+    SMatrix::identity() * b + u * u.transpose() * (a - b)
 }
 
 /// Algorithm 3: the smallest ellipsoid containing the intersection of the
@@ -145,7 +137,7 @@ pub(crate) fn lens<R: Real, const D: usize>(
         let tiny = (r_a + r_b) * R::EPSILON;
         return Some(SearchEllipsoid::ball(c, tiny));
     }
-    Some(SearchEllipsoid { e: c_a + u * d_a, p: revolution(a, b, &u) })
+    Some(SearchEllipsoid { e: c_a + u * d_a, m: revolution(a, b, &u) })
 }
 
 #[cfg(test)]
@@ -155,7 +147,8 @@ mod tests {
 
     fn inside<const D: usize>(e: &SearchEllipsoid<f64, D>, x: &SVector<f64, D>) -> bool {
         let y = x - e.e;
-        let q = y.dot(&(e.p.try_inverse().unwrap() * y));
+        let p = e.m * e.m.transpose();
+        let q = y.dot(&(p.try_inverse().unwrap() * y));
         q <= 1.0 + 1e-9
     }
 
@@ -171,7 +164,8 @@ mod tests {
                 if (x - ca).norm() <= ra && (x - cb).norm() <= rb {
                     assert!(inside(&e, &x), "{x:?}");
                     let y = x - e.e;
-                    extreme = extreme.max(y.dot(&(e.p.try_inverse().unwrap() * y)));
+                    let p = e.m * e.m.transpose();
+                    extreme = extreme.max(y.dot(&(p.try_inverse().unwrap() * y)));
                 }
             }
         }
@@ -186,7 +180,7 @@ mod tests {
         // Case 3: small ball deep inside: itself.
         let e = lens(&c, 5.0, &Vector3::new(1.0, 0.0, 0.0), 1.0).unwrap();
         assert_eq!(e.e, Vector3::new(1.0, 0.0, 0.0));
-        assert!((e.p - SMatrix::<f64, 3, 3>::identity()).norm() < 1e-12);
+        assert!((e.m - SMatrix::<f64, 3, 3>::identity()).norm() < 1e-12);
         // Unbounded body: the other ball.
         let e = lens(&c, f64::INFINITY, &Vector3::new(9.0, 0.0, 0.0), 2.0).unwrap();
         assert_eq!(e.e.x, 9.0);
@@ -209,7 +203,7 @@ mod tests {
                 }
             }
         }
-        assert!(e.p.determinant() < 1.0);
+        assert!(e.m.determinant().abs() < 1.0);
         assert_eq!(e.cut(&h, -10.0), Cut::Empty);
         assert_eq!(e.cut(&Vector2::zeros(), 0.0), Cut::Degenerate);
     }
