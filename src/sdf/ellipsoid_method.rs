@@ -42,8 +42,10 @@ use nalgebra::SVector;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum Stop {
-    /// As soon as the sign of `φ*` is certain (`f⁺ < 0`: colliding;
-    /// `f⁻ > 0`: apart), or the gap is within tolerance: a collision query.
+    /// As soon as the sign of `φ*` is certain (`f⁺ ≤ 0`: colliding; apart:
+    /// `A ∩ B` proven empty), or the gap is within tolerance: a collision
+    /// query. It cuts at level 0 rather than `f⁺` (the feasibility form,
+    /// deeper cuts), so a `Separated` answer's lower bound may be just 0.
     AtSign,
     /// When `f⁺ − f⁻` is within tolerance: distance or penetration.
     Converged,
@@ -543,12 +545,16 @@ impl<R: Real> EllipsoidMethod<R> {
         };
         apply_cuts(&mut e, run.upper);
 
+        // A collision query cuts at level 0 instead of f⁺ (the feasibility
+        // form of the method): the ellipsoid then keeps A ∩ B rather than x*,
+        // a deeper cut while f⁺ > 0. Its `min over E` of the linearisation
+        // then bounds φ* only as `min(0, ·)` (x* ∈ A ∩ B ⊂ E when A ∩ B is not
+        // empty) and, when positive, proves A ∩ B empty: separation.
+        let feasibility = self.stop == Stop::AtSign;
+        let mut separated = run.lower > R::ZERO;
         let mut restarts = 0u32;
         while run.iterations < budget.max_iterations {
-            if run.upper - run.lower <= tol {
-                break;
-            }
-            if self.stop == Stop::AtSign && (run.upper <= R::ZERO || run.lower > R::ZERO) {
+            if run.upper - run.lower <= tol || feasibility && (run.upper <= R::ZERO || separated) {
                 break;
             }
             run.iterations += 1;
@@ -561,27 +567,38 @@ impl<R: Real> EllipsoidMethod<R> {
             }
             let (lowest, width) = e.min_linear(&g);
             let lin_min = lowest - g.dot(&x) + f; // f + min over E of g·(y − x)
-            if lin_min > run.lower {
-                run.lower = lin_min;
+            let bound = if feasibility {
+                separated |= lin_min > R::ZERO;
+                min(lin_min, R::ZERO)
+            } else {
+                lin_min
+            };
+            if bound > run.lower {
+                run.lower = bound;
             }
             if !(width > R::ZERO) {
-                // Zero subgradient: x minimises f (or P collapsed along g).
                 if norm(&g) > R::ZERO {
+                    // M collapsed along g: start again.
                     restarts += 1;
                     e = start;
                     apply_cuts(&mut e, run.upper);
                     continue;
                 }
+                // Zero subgradient: x minimises the convex f, φ* = f(x).
                 run.lower = max(run.lower, min(f, run.upper));
+                separated |= run.lower > R::ZERO;
                 break;
             }
-            // Keep {y : f + g·(y − x) ≤ f⁺}.
-            match e.cut(&g, run.upper - f + g.dot(&x)) {
+            // Keep {y : f + g·(y − x) ≤ level}.
+            let level = if feasibility { min(run.upper, R::ZERO) } else { run.upper };
+            match e.cut(&g, level - f + g.dot(&x)) {
                 Cut::Done => {}
                 Cut::Empty => {
-                    // min over E of the linearisation already exceeds f⁺:
-                    // the lower bound above has closed the gap.
-                    run.lower = max(run.lower, min(lin_min, run.upper));
+                    // min over E of the linearisation exceeds the level: the
+                    // bound above has closed the gap (or proved A ∩ B empty).
+                    if !feasibility {
+                        run.lower = max(run.lower, min(lin_min, run.upper));
+                    }
                     break;
                 }
                 Cut::Degenerate => {
@@ -600,8 +617,11 @@ impl<R: Real> EllipsoidMethod<R> {
                 }
             }
         }
-        let decided = run.upper - run.lower <= tol
-            || (self.stop == Stop::AtSign && (run.upper <= R::ZERO || run.lower > R::ZERO));
+        if separated {
+            // φ* > 0 is proven; 0 is the lower bound the proof gives.
+            run.lower = max(run.lower, R::ZERO);
+        }
+        let decided = run.upper - run.lower <= tol || feasibility && (run.upper <= R::ZERO || separated);
         if !decided {
             return undetermined(Undetermined::IterationCap, run.lower, run.upper, run.iterations);
         }
