@@ -41,6 +41,7 @@
 extern crate std;
 
 pub mod math;
+pub mod minkowski;
 pub mod query;
 pub mod sdf;
 pub mod shape;
@@ -60,6 +61,8 @@ pub mod prelude {
     pub use crate::support::epa;
     pub use crate::support::gjk::{self, GjkCache, GjkOutcome};
     pub use crate::support::mpr::{self, MprOutcome};
+    pub use crate::minkowski::{superquadric::Mode, MinkowskiOutcome, Pose2};
+    pub use crate::shape::{Ellipse, Superellipse, Superquadric};
 }
 
 /// Compile-time proof that the public types implement `defmt::Format` for

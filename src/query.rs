@@ -41,6 +41,10 @@ pub enum ShapeError {
     BadAspect,
     /// A polytope failed validation; see the reason.
     Polytope(crate::shape::PolytopeError),
+    /// A shape exponent outside its admissible range (superquadric and
+    /// superellipse exponents must lie in the open interval `(0, 2)` for the
+    /// body to be convex).
+    BadExponent,
 }
 
 /// A certified interval `lower <= value <= upper`.

@@ -17,6 +17,7 @@ mod cylinder;
 mod ellipsoid;
 mod polytope;
 mod sphere;
+mod superquadric;
 mod transform;
 
 pub use box_shape::Cuboid;
@@ -26,6 +27,7 @@ pub use cylinder::Cylinder;
 pub use ellipsoid::Ellipsoid;
 pub use polytope::{Plane, Polytope, PolytopeData, PolytopeError, HILL_CLIMB_MIN_VERTICES};
 pub use sphere::Sphere;
+pub use superquadric::{signed_pow, Ellipse, Superellipse, Superquadric, MIN_EXPONENT};
 pub use transform::{Affine, ConvexHull, Cso, CsoPoint, MinkowskiSum, Placed, Pose, Rounded};
 
 use crate::math::{Pt3, Real, Vec3};

@@ -1,0 +1,834 @@
+//! The exact ellipsoid–superquadric checker (the paper's Algorithm 1) in 3D
+//! and its ellipse–superellipse twin in 2D.
+//!
+//! # The closed-form boundary (Eq. 3–6)
+//! In the superquadric's frame let the ellipsoid have shape matrix
+//! `B = R Λ(b) Rᵀ` and centre `p₀`. Shrinking space by `T = R Λ(r/b) Rᵀ`,
+//! `r = min b` (Eq. 3), turns the ellipsoid into a ball of radius `r`; the
+//! offset surface of the shrunk superquadric (Eq. 5), stretched back by
+//! `T⁻¹`, is the boundary of `S ⊕ E` (Eq. 6):
+//!
+//! ```text
+//! x_eb(ψ) = x_a(ψ) + r T⁻²∇Φ / |T⁻¹∇Φ| = x_a(ψ) + B²∇Φ / |B∇Φ|
+//! ```
+//!
+//! (`r` cancels: the second form is the ellipsoid's support point in the
+//! direction of the superquadric's normal, which is what the kernel
+//! evaluates). `x_a` and `∇Φ` are the parametric forms of Eq. 7–12.
+//!
+//! # The root finder (Eq. 15, Eq. 17)
+//! The boundary point on the ray through `p₀` solves `x_eb(ψ) × p₀ = 0` with
+//! `x_eb · p₀ > 0`.
+//! - **3D** (Eq. 17, two unknowns `η, ω`): the cross product is written in
+//!   an orthonormal basis `(u, v)` of `p₀⊥` (two independent equations), and
+//!   solved by Newton's method with the analytic Jacobian, damped
+//!   Levenberg–Marquardt style when a step does not reduce `1 − cos∠(x_eb, p₀)`
+//!   (which also keeps it off the antipodal root). The first guess is the
+//!   pair of angles of `p₀` seen from the superquadric (the `η, ω` whose
+//!   surface point lies on the ray); when the damping stalls it restarts from
+//!   the best point of a coarse grid (twice at most).
+//! - **2D** (Eq. 15, one unknown `θ`): the angle `δ(θ)` from `x_eb(θ)` to
+//!   `p₀` decreases monotonically through its unique root; it is bracketed
+//!   by stepping from the first guess and solved by Newton's method kept
+//!   inside the bracket (bisection otherwise).
+//!
+//! The derivatives of the signed powers `|t|^(ε−1)` are infinite where
+//! `t = 0` when `ε < 1`; the Jacobian floors `|t|` at `√ε_mach` there (the
+//! damping absorbs the error; the answer never depends on the Jacobian).
+//!
+//! # The decision (Eq. 13) and its certificates
+//! Every iterate `x_eb(ψ)` is a point of the boundary of `K = S ⊕ E` with
+//! outward normal `n = ∇Φ/|∇Φ|`, so the decision need not wait for an exact
+//! root:
+//! - **separated** as soon as `n·p₀ > n·x_eb` (the tangent plane of `K`
+//!   separates `p₀` from `K`), which for the root is `|p₀| > |x_eb|`;
+//! - **colliding** as soon as `p₀` lies in the convex hull of `x_eb` and the
+//!   ball of radius `ρ` inside `K` (`ρ` = a lower bound of the inradius of the
+//!   superquadric + the smallest semi-axis of the ellipsoid): for the root
+//!   this is `|p₀| < |x_eb|`;
+//! - a converged root (`sin∠ ≤ tolerance`) that certifies neither is contact
+//!   within tolerance, reported as colliding with `certified = false`.
+//!
+//! [`Mode::Decide`] returns at the first certificate; [`Mode::Margin`]
+//! iterates to the tolerance first so that the margin `|p₀| / |x_eb|` and
+//! the witness are exact to the residual.
+
+use super::{MinkowskiOutcome, Pose2, RayHit};
+use crate::math::{any_orthogonal, finite_vec, max, min, norm, Mat3, Real, Vec3};
+use crate::query::{Budget, Undetermined};
+use crate::shape::{signed_pow, Ellipse, Ellipsoid, Pose, Superellipse, Superquadric};
+use nalgebra::{Matrix2, RealField, SVector, Vector2};
+
+/// When the checker stops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Mode {
+    /// Stop at the first certificate (separating plane or interior cone):
+    /// fastest; the margin is that of the last iterate.
+    #[default]
+    Decide,
+    /// Iterate until the residual meets the tolerance, then decide: the
+    /// margin and the witness are exact to the residual.
+    Margin,
+}
+
+/// Largest number of grid restarts of the 3D solver.
+const MAX_RESTARTS: u32 = 2;
+/// Consecutive rejected damped steps that count as a stall.
+const MAX_REJECTS: u32 = 10;
+/// Steps after which a start that has not come near the root is replaced by
+/// the best point of a coarse grid.
+const SLOW_PROGRESS: u32 = 16;
+/// Extra steps tried after convergence to turn "contact within tolerance"
+/// into a certified answer.
+const MAX_POLISH: u32 = 2;
+
+/// `(spow(t, k), k·|t|^(k−1))` with `|t|` floored at `floor` in the derivative.
+#[inline(always)]
+fn spow_d<R: Real>(t: R, k: R, floor: R) -> (R, R) {
+    let a = max(t.abs_(), floor);
+    (signed_pow(t, k), k * nalgebra::ComplexField::powf(a, k - R::ONE))
+}
+
+/// `‖(x, y)‖_p` for `x, y ≥ 0`, scaled so that no power overflows.
+#[inline]
+fn lp2<R: Real>(x: R, y: R, p: R) -> R {
+    let m = max(x, y);
+    if !(m > R::ZERO) {
+        return R::ZERO;
+    }
+    let pw = |t: R| nalgebra::ComplexField::powf(t, p);
+    m * nalgebra::ComplexField::powf(pw(x / m) + pw(y / m), R::ONE / p)
+}
+
+/// One evaluation of the boundary point and its Jacobian, in the local frame.
+struct Eval<R: Real, const D: usize> {
+    x_eb: SVector<R, D>,
+    x_a: SVector<R, D>,
+    /// Unit outward normal (of the superquadric at `x_a` and of `K` at `x_eb`).
+    n: SVector<R, D>,
+    /// `∂x_eb/∂ψ`, one column per parameter (`D − 1` used).
+    jac: [SVector<R, D>; 2],
+}
+
+/// The fixed part of one query, local frame.
+struct Problem<R: Real, const D: usize> {
+    p: SVector<R, D>,
+    p_norm: R,
+    dir: SVector<R, D>,
+    /// Inradius lower bound of `K = S ⊕ E`.
+    rho: R,
+    tol: R,
+}
+
+enum Verdict {
+    Separated,
+    Colliding,
+    Open,
+}
+
+struct Check<R: Real> {
+    sin: R,
+    cos: R,
+    len: R,
+    verdict: Verdict,
+}
+
+fn certify<R: Real, const D: usize>(pb: &Problem<R, D>, ev: &Eval<R, D>) -> Check<R> {
+    let len = norm(&ev.x_eb);
+    let along = pb.dir.dot(&ev.x_eb);
+    let perp = norm(&(ev.x_eb - pb.dir * along));
+    let (cos, sin) = if len > R::ZERO { (along / len, perp / len) } else { (R::ZERO, R::ONE) };
+    let slack = R::EPSILON * R::lit(8.0);
+    let mut verdict = Verdict::Open;
+    if ev.n.dot(&(pb.p - ev.x_eb)) > slack * (pb.p_norm + len) {
+        verdict = Verdict::Separated;
+    } else if cos > R::ZERO && len > R::ZERO {
+        // p₀ in conv(B(0, ρ) ∪ {x_eb}): radial bound L sinα / sin(α + θ).
+        let sa = min(pb.rho / len, R::ONE);
+        let ca = Real::sqrt(max(R::ZERO, R::ONE - sa * sa));
+        let denom = sa * cos + ca * sin;
+        if denom > R::ZERO && pb.p_norm < len * sa / denom * (R::ONE - slack) {
+            verdict = Verdict::Colliding;
+        }
+    }
+    Check { sin, cos, len, verdict }
+}
+
+/// A monotone function of the angle `θ = ∠(x_eb, p₀)`: `sin θ` for
+/// `θ ≤ π/2`, `2 − sin θ` beyond; 0 at the root, 2 at the antipodal one.
+/// (`sin θ` from the perpendicular component keeps full relative precision
+/// near the root, where `1 − cos θ` rounds to 0.)
+#[inline]
+fn objective<R: Real, const D: usize>(pb: &Problem<R, D>, ev: &Eval<R, D>) -> R {
+    let len = norm(&ev.x_eb);
+    if !(len > R::ZERO) {
+        return R::TWO;
+    }
+    let along = pb.dir.dot(&ev.x_eb);
+    let sin = norm(&(ev.x_eb - pb.dir * along)) / len;
+    if along > R::ZERO {
+        sin
+    } else {
+        R::TWO - sin
+    }
+}
+
+struct Frame<R: Real, const D: usize> {
+    rot: nalgebra::SMatrix<R, D, D>,
+    t: SVector<R, D>,
+}
+
+fn hit<R: Real, const D: usize>(
+    pb: &Problem<R, D>,
+    ev: &Eval<R, D>,
+    c: &Check<R>,
+    fr: &Frame<R, D>,
+    iterations: u32,
+    certified: bool,
+) -> RayHit<R, SVector<R, D>> {
+    let margin = if c.len > R::ZERO { pb.p_norm / c.len } else { R::INFINITY };
+    RayHit {
+        margin,
+        boundary_point: fr.rot * ev.x_eb + fr.t,
+        contact_point: fr.rot * ev.x_a + fr.t,
+        normal: fr.rot * ev.n,
+        residual: c.sin,
+        iterations,
+        converged: c.cos > R::ZERO && c.sin <= pb.tol,
+        certified,
+    }
+}
+
+/// Shared end of the loop: `Some(outcome)` when the iteration stops here.
+fn settle<R: Real, const D: usize>(
+    pb: &Problem<R, D>,
+    ev: &Eval<R, D>,
+    fr: &Frame<R, D>,
+    mode: Mode,
+    iterations: u32,
+    polish: &mut u32,
+) -> Option<MinkowskiOutcome<R, SVector<R, D>>> {
+    let c = certify(pb, ev);
+    if !c.sin.finite() || !c.len.finite() || !finite_vec(&ev.x_eb) {
+        return Some(MinkowskiOutcome::Undetermined { reason: Undetermined::NonFinite, iterations, residual: c.sin });
+    }
+    let converged = c.cos > R::ZERO && c.sin <= pb.tol;
+    let certified = !matches!(c.verdict, Verdict::Open);
+    if certified && (mode == Mode::Decide || converged) {
+        let h = hit(pb, ev, &c, fr, iterations, true);
+        return Some(match c.verdict {
+            Verdict::Separated => MinkowskiOutcome::Separated(h),
+            _ => MinkowskiOutcome::Colliding(h),
+        });
+    }
+    if converged {
+        if *polish >= MAX_POLISH {
+            // Contact within tolerance: neither side provable.
+            return Some(MinkowskiOutcome::Colliding(hit(pb, ev, &c, fr, iterations, false)));
+        }
+        *polish += 1;
+    }
+    None
+}
+
+/// The iteration cap: a certificate still decides (not converged),
+/// otherwise undetermined.
+fn at_cap<R: Real, const D: usize>(
+    pb: &Problem<R, D>,
+    ev: &Eval<R, D>,
+    fr: &Frame<R, D>,
+    iterations: u32,
+) -> MinkowskiOutcome<R, SVector<R, D>> {
+    let c = certify(pb, ev);
+    match c.verdict {
+        Verdict::Separated => MinkowskiOutcome::Separated(hit(pb, ev, &c, fr, iterations, true)),
+        Verdict::Colliding => MinkowskiOutcome::Colliding(hit(pb, ev, &c, fr, iterations, true)),
+        Verdict::Open => {
+            MinkowskiOutcome::Undetermined { reason: Undetermined::IterationCap, iterations, residual: c.sin }
+        }
+    }
+}
+
+fn check_budget<R: Real>(budget: &Budget<R>) -> Option<R> {
+    let tol = budget.tolerance;
+    if !tol.finite() || !(tol >= R::ZERO) {
+        return None;
+    }
+    // Never ask for more than the arithmetic can give.
+    Some(max(tol, R::EPSILON * R::lit(16.0)))
+}
+
+fn non_finite<R: Real, V>() -> MinkowskiOutcome<R, V> {
+    MinkowskiOutcome::Undetermined { reason: Undetermined::NonFinite, iterations: 0, residual: R::INFINITY }
+}
+
+// ---------------------------------------------------------------- 3D ----
+
+struct Sq3<R: Real> {
+    a: Vec3<R>,
+    e1: R,
+    e2: R,
+    /// `B²` of the ellipsoid in the superquadric's frame.
+    m: Mat3<R>,
+    floor: R,
+}
+
+impl<R: Real> Sq3<R> {
+    fn eval(&self, eta: R, omega: R) -> Eval<R, 3> {
+        let (se, ce) = (eta.sin(), eta.cos());
+        let (sw, cw) = (omega.sin(), omega.cos());
+        let (e1, e2, f) = (self.e1, self.e2, self.floor);
+        let (k1, k2) = (R::TWO - e1, R::TWO - e2);
+        let a = &self.a;
+        // Surface point, Eq. 10, and its partial derivatives.
+        let (ca, dca) = spow_d(ce, e1, f);
+        let (sa, dsa) = spow_d(se, e1, f);
+        let (cb, dcb) = spow_d(cw, e2, f);
+        let (sb, dsb) = spow_d(sw, e2, f);
+        let x_a = Vec3::new(a.x * ca * cb, a.y * ca * sb, a.z * sa);
+        let xa_eta = Vec3::new(-a.x * dca * se * cb, -a.y * dca * se * sb, a.z * dsa * ce);
+        let xa_om = Vec3::new(-a.x * ca * dcb * sw, a.y * ca * dsb * cw, R::ZERO);
+        // Gradient, Eq. 12 (without the constant 2/ε1), and its derivatives.
+        let (cg, dcg) = spow_d(ce, k1, f);
+        let (sg, dsg) = spow_d(se, k1, f);
+        let (ch, dch) = spow_d(cw, k2, f);
+        let (sh, dsh) = spow_d(sw, k2, f);
+        let g = Vec3::new(cg * ch / a.x, cg * sh / a.y, sg / a.z);
+        let g_eta = Vec3::new(-dcg * se * ch / a.x, -dcg * se * sh / a.y, dsg * ce / a.z);
+        let g_om = Vec3::new(-cg * dch * sw / a.x, cg * dsh * cw / a.y, R::ZERO);
+        // Ellipsoid support in direction g: B²g/|Bg| (Eq. 6 with r cancelled).
+        let w = self.m * g;
+        let q = g.dot(&w);
+        let sq = Real::sqrt(q);
+        let s_e = w / sq;
+        let ds = |dg: &Vec3<R>| (self.m * dg - w * (w.dot(dg) / q)) / sq;
+        let gn = norm(&g);
+        Eval { x_eb: x_a + s_e, x_a, n: g / gn, jac: [xa_eta + ds(&g_eta), xa_om + ds(&g_om)] }
+    }
+}
+
+/// Exact collision test of an ellipsoid and a superquadric (Algorithm 1, 3D).
+///
+/// The ellipsoid's centre, seen from the superquadric, is compared with the
+/// boundary of their closed-form Minkowski sum on the same ray. `budget`
+/// caps the root finder's evaluations and sets the relative tolerance on the
+/// residual (the sine of the angle between `x_eb` and `p₀`).
+///
+/// ```
+/// use narrowphase::minkowski::superquadric::{ellipsoid_superquadric, Mode};
+/// use narrowphase::prelude::*;
+/// use nalgebra::{Translation3, Vector3};
+///
+/// let sq = Superquadric::new(Vector3::new(1.0_f64, 1.0, 1.0), 0.5, 0.5).unwrap();
+/// let e = Ellipsoid::new(Vector3::new(0.5, 0.3, 0.3)).unwrap();
+/// let at = |x: f64| Pose::from_parts(Translation3::new(x, 0.0, 0.0), Default::default());
+/// let near = ellipsoid_superquadric(&sq, &Pose::identity(), &e, &at(1.4), &Budget::default(), Mode::Decide);
+/// assert_eq!(near.is_colliding(), Some(true));
+/// let far = ellipsoid_superquadric(&sq, &Pose::identity(), &e, &at(1.6), &Budget::default(), Mode::Margin);
+/// let hit = far.hit().unwrap();
+/// assert_eq!(far.is_colliding(), Some(false));
+/// assert!((hit.margin - 1.6 / 1.5).abs() < 1e-9); // touches at x = 1 + 0.5
+/// ```
+pub fn ellipsoid_superquadric<R: Real>(
+    superquadric: &Superquadric<R>,
+    superquadric_pose: &Pose<R>,
+    ellipsoid: &Ellipsoid<R>,
+    ellipsoid_pose: &Pose<R>,
+    budget: &Budget<R>,
+    mode: Mode,
+) -> MinkowskiOutcome<R, Vec3<R>> {
+    let Some(tol) = check_budget(budget) else {
+        return non_finite();
+    };
+    let r1 = superquadric_pose.rotation.matrix();
+    let r2 = ellipsoid_pose.rotation.matrix();
+    let t1 = superquadric_pose.translation.vector;
+    let t2 = ellipsoid_pose.translation.vector;
+    if !r1.iter().chain(r2.iter()).all(|c| c.finite()) || !finite_vec(&t1) || !finite_vec(&t2) {
+        return non_finite();
+    }
+    let rot = r1.transpose() * r2;
+    let p = r1.transpose() * (t2 - t1);
+    if !finite_vec(&p) {
+        return non_finite();
+    }
+    let b = ellipsoid.semi_axes();
+    let m = rot * Mat3::from_diagonal(&b.component_mul(&b)) * rot.transpose();
+    let (e1, e2) = superquadric.exponents();
+    let sq = Sq3 { a: superquadric.semi_axes(), e1, e2, m, floor: Real::sqrt(R::EPSILON) };
+    let frame = Frame { rot: *r1, t: t1 };
+    let b_min = min(min(b.x, b.y), b.z);
+    let p_norm = norm(&p);
+    let mut pb = Problem { p, p_norm, dir: Vec3::x(), rho: superquadric.inradius_lower_bound() + b_min, tol };
+
+    if !(p_norm > R::ZERO) {
+        // Coincident centres: p₀ = 0 is inside K.
+        let ev = sq.eval(R::ZERO, R::ZERO);
+        let c = certify(&pb, &ev);
+        let mut h = hit(&pb, &ev, &c, &frame, 1, true);
+        h.margin = R::ZERO;
+        h.residual = R::ZERO;
+        return MinkowskiOutcome::Colliding(h);
+    }
+    pb.dir = p / p_norm;
+    let u = any_orthogonal(&pb.dir);
+    let v = pb.dir.cross(&u);
+
+    // First guess: the angles of p₀ seen from the superquadric.
+    let (mut eta, mut omega) = first_guess3(superquadric, &p);
+    let mut ev = sq.eval(eta, omega);
+    let mut phi = objective(&pb, &ev);
+    let mut iterations = 1u32;
+    let cap = budget.max_iterations.max(1);
+    if cap > 1 && (mode == Mode::Margin || matches!(certify(&pb, &ev).verdict, Verdict::Open)) {
+        // One fixed-point step for the ellipsoid's offset: x_a = L·p̂ − s_E(n).
+        let s_e = ev.x_eb - ev.x_a;
+        let target = pb.dir * norm(&ev.x_eb) - s_e;
+        let a = superquadric.semi_axes();
+        let (ge, go) = angles_for(&Vec3::new(target.x / a.x, target.y / a.y, target.z / a.z), e1, e2);
+        let cand = sq.eval(ge, go);
+        iterations += 1;
+        let cand_phi = objective(&pb, &cand);
+        if cand_phi < phi {
+            (eta, omega, ev, phi) = (ge, go, cand, cand_phi);
+        }
+    }
+    let mut mu = R::ZERO;
+    let mut rejects = 0u32;
+    let mut restarts = 0u32;
+    let mut since_restart = 0u32;
+    let mut radius = R::HALF;
+    let mut polish = 0u32;
+    loop {
+        if let Some(out) = settle(&pb, &ev, &frame, mode, iterations, &mut polish) {
+            return out;
+        }
+        if iterations >= cap {
+            return at_cap(&pb, &ev, &frame, iterations);
+        }
+        let stalled = rejects >= MAX_REJECTS;
+        let slow = since_restart >= SLOW_PROGRESS && phi > R::lit(1.0e-6);
+        if stalled || slow {
+            let c = certify(&pb, &ev);
+            if stalled && !matches!(c.verdict, Verdict::Open) {
+                // Stalled short of the tolerance: the certificate still decides.
+                let h = hit(&pb, &ev, &c, &frame, iterations, true);
+                return match c.verdict {
+                    Verdict::Separated => MinkowskiOutcome::Separated(h),
+                    _ => MinkowskiOutcome::Colliding(h),
+                };
+            }
+            if restarts < MAX_RESTARTS {
+                restarts += 1;
+                rejects = 0;
+                since_restart = 0;
+                mu = R::ZERO;
+                radius = R::HALF;
+                let (ge, go) = grid_start3(&sq, &pb, restarts);
+                let cand = sq.eval(ge, go);
+                iterations += 1;
+                let cand_phi = objective(&pb, &cand);
+                if cand_phi < phi {
+                    eta = ge;
+                    omega = go;
+                    ev = cand;
+                    phi = cand_phi;
+                }
+                continue;
+            }
+            if stalled {
+                return MinkowskiOutcome::Undetermined {
+                    reason: Undetermined::Degenerate,
+                    iterations,
+                    residual: c.sin,
+                };
+            }
+        }
+        // Eq. 17 in the basis (u, v) of p₀⊥, divided by |x_eb| so that
+        // |F|² = sin²∠(x_eb, p₀): F = (u·x̂, v·x̂), x̂ = x_eb/|x_eb|, and
+        // ∂x̂ = (I − x̂x̂ᵀ)∂x_eb/|x_eb|.
+        let len = norm(&ev.x_eb);
+        let xh = ev.x_eb / len;
+        let f = Vector2::new(u.dot(&xh), v.dot(&xh));
+        let uu = (u - xh * f.x) / len;
+        let vv = (v - xh * f.y) / len;
+        let j = Matrix2::new(uu.dot(&ev.jac[0]), uu.dot(&ev.jac[1]), vv.dot(&ev.jac[0]), vv.dot(&ev.jac[1]));
+        let step = damped_step(&j, &f, mu);
+        let (mut d_eta, mut d_om) = match step {
+            Some(s) => (s.x, s.y),
+            None => (R::ZERO, R::ZERO),
+        };
+        // Trust region: at most `radius` (half a radian at most) per step.
+        let big = max(d_eta.abs_(), d_om.abs_());
+        if big > radius {
+            d_eta = d_eta * radius / big;
+            d_om = d_om * radius / big;
+        }
+        let cand_eta = wrap(eta + d_eta);
+        let cand_om = wrap(omega + d_om);
+        let cand = sq.eval(cand_eta, cand_om);
+        iterations += 1;
+        since_restart += 1;
+        let cand_phi = objective(&pb, &cand);
+        // Trust-region ratio: actual against predicted decrease of sin²θ
+        // (the model |F + Jδ|², F = sin θ in the basis of p₀⊥).
+        let model = f + j * Vector2::new(d_eta, d_om);
+        let predicted = f.dot(&f) - model.dot(&model);
+        let actual = phi * phi - cand_phi * cand_phi;
+        let hit_radius = big > radius;
+        if step.is_some() && cand_phi < phi {
+            eta = cand_eta;
+            omega = cand_om;
+            ev = cand;
+            phi = cand_phi;
+            rejects = 0;
+            if actual > R::lit(0.75) * predicted && hit_radius {
+                radius = min(R::HALF, radius * R::TWO);
+            } else if actual < R::lit(0.25) * predicted {
+                radius = min(radius, big) * R::HALF;
+            }
+            mu *= R::lit(0.125);
+            if mu < R::lit(1.0e-6) {
+                mu = R::ZERO;
+            }
+        } else {
+            rejects += 1;
+            radius = min(radius, big) * R::lit(0.25);
+            mu = if mu > R::ZERO { mu * R::lit(4.0) } else { R::lit(1.0e-3) };
+        }
+    }
+}
+
+/// Levenberg–Marquardt step `(JᵀJ + μ diag(JᵀJ)) δ = −JᵀF`; plain Newton
+/// `J δ = −F` for `μ = 0` when `J` is invertible.
+fn damped_step<R: Real>(j: &Matrix2<R>, f: &Vector2<R>, mu: R) -> Option<Vector2<R>> {
+    if mu == R::ZERO {
+        let det = j.m11 * j.m22 - j.m12 * j.m21;
+        let scale = (j.m11.abs_() + j.m12.abs_()) * (j.m21.abs_() + j.m22.abs_());
+        if det.abs_() > R::EPSILON * R::lit(64.0) * scale && det.finite() {
+            let dx = -(j.m22 * f.x - j.m12 * f.y) / det;
+            let dy = -(-j.m21 * f.x + j.m11 * f.y) / det;
+            return Some(Vector2::new(dx, dy));
+        }
+    }
+    let jtj = j.transpose() * j;
+    let g = j.transpose() * f;
+    let damp = max(mu, R::lit(1.0e-9));
+    let tr = jtj.m11 + jtj.m22;
+    let a11 = jtj.m11 + damp * max(jtj.m11, tr * R::lit(1.0e-6));
+    let a22 = jtj.m22 + damp * max(jtj.m22, tr * R::lit(1.0e-6));
+    let det = a11 * a22 - jtj.m12 * jtj.m21;
+    if !(det > R::ZERO) || !det.finite() {
+        return None;
+    }
+    let dx = -(a22 * g.x - jtj.m12 * g.y) / det;
+    let dy = -(-jtj.m21 * g.x + a11 * g.y) / det;
+    Some(Vector2::new(dx, dy))
+}
+
+/// Keeps an angle in `(−π, π]`.
+#[inline]
+fn wrap<R: Real>(x: R) -> R {
+    let pi = R::pi();
+    let two_pi = R::two_pi();
+    if x > pi {
+        x - two_pi
+    } else if x <= -pi {
+        x + two_pi
+    } else {
+        x
+    }
+}
+
+/// The `(η, ω)` whose surface point lies on the ray through `p`.
+fn first_guess3<R: Real>(sq: &Superquadric<R>, p: &Vec3<R>) -> (R, R) {
+    let a = sq.semi_axes();
+    let (e1, e2) = sq.exponents();
+    angles_for(&Vec3::new(p.x / a.x, p.y / a.y, p.z / a.z), e1, e2)
+}
+
+/// The `(η, ω)` with `(cos^k1 η cos^k2 ω, cos^k1 η sin^k2 ω, sin^k1 η) ∥ u`
+/// (signed powers): the angles of a surface point (`k = ε`) or of a normal
+/// (`k = 2 − ε`, `u = a ∘ n`).
+fn angles_for<R: Real>(u: &Vec3<R>, k1: R, k2: R) -> (R, R) {
+    let m = max(max(u.x.abs_(), u.y.abs_()), u.z.abs_());
+    if !(m > R::ZERO) || !m.finite() {
+        return (R::ZERO, R::ZERO);
+    }
+    let u = u / m;
+    // |cos η|^k1 = ‖(x, y)‖_{2/k2}; tan ω from (y/x)^(1/k2).
+    let rxy = lp2(u.x.abs_(), u.y.abs_(), R::TWO / k2);
+    let omega = RealField::atan2(signed_pow(u.y, R::ONE / k2), signed_pow(u.x, R::ONE / k2));
+    let eta = RealField::atan2(signed_pow(u.z, R::ONE / k1), signed_pow(rxy, R::ONE / k1));
+    (if eta.finite() { eta } else { R::ZERO }, if omega.finite() { omega } else { R::ZERO })
+}
+
+/// Best start of a coarse grid: the first restart samples the boundary by
+/// its normals (dense where the surface is flat), the second by the
+/// parameters (dense where it is curved).
+fn grid_start3<R: Real>(sq: &Sq3<R>, pb: &Problem<R, 3>, restart: u32) -> (R, R) {
+    let mut best = (R::ZERO, R::ZERO);
+    let mut best_phi = R::INFINITY;
+    let (k1, k2) = (R::TWO - sq.e1, R::TWO - sq.e2);
+    let tau = core::f64::consts::TAU;
+    for i in 0..7u32 {
+        let lat = -1.35 + 0.45 * f64::from(i);
+        for k in 0..12u32 {
+            let lon = -core::f64::consts::PI + tau * (f64::from(k) + 0.5) / 12.0;
+            let (eta, omega) = if restart <= 1 {
+                let (lat, lon) = (R::lit(lat), R::lit(lon));
+                let n = Vec3::new(lat.cos() * lon.cos(), lat.cos() * lon.sin(), lat.sin());
+                angles_for(&sq.a.component_mul(&n), k1, k2)
+            } else {
+                (R::lit(lat), R::lit(lon))
+            };
+            let phi = objective(pb, &sq.eval(eta, omega));
+            if phi < best_phi {
+                best_phi = phi;
+                best = (eta, omega);
+            }
+        }
+    }
+    best
+}
+
+// ---------------------------------------------------------------- 2D ----
+
+struct Se2<R: Real> {
+    a: Vector2<R>,
+    e: R,
+    m: Matrix2<R>,
+    floor: R,
+}
+
+impl<R: Real> Se2<R> {
+    fn eval(&self, theta: R) -> Eval<R, 2> {
+        let (s, c) = (theta.sin(), theta.cos());
+        let (e, f) = (self.e, self.floor);
+        let k = R::TWO - e;
+        let a = &self.a;
+        let (ca, dca) = spow_d(c, e, f);
+        let (sa, dsa) = spow_d(s, e, f);
+        let x_a = Vector2::new(a.x * ca, a.y * sa);
+        let dx_a = Vector2::new(-a.x * dca * s, a.y * dsa * c);
+        let (cg, dcg) = spow_d(c, k, f);
+        let (sg, dsg) = spow_d(s, k, f);
+        let g = Vector2::new(cg / a.x, sg / a.y);
+        let dg = Vector2::new(-dcg * s / a.x, dsg * c / a.y);
+        let w = self.m * g;
+        let q = g.dot(&w);
+        let sq = Real::sqrt(q);
+        let ds = (self.m * dg - w * (w.dot(&dg) / q)) / sq;
+        let jac = dx_a + ds;
+        Eval { x_eb: x_a + w / sq, x_a, n: g / norm(&g), jac: [jac, jac] }
+    }
+}
+
+/// `δ = atan2(x_eb × p̂, x_eb · p̂)` and `dδ/dθ = −(x_eb × x_eb′)/|x_eb|²`.
+fn angle2<R: Real>(pb: &Problem<R, 2>, ev: &Eval<R, 2>) -> (R, R) {
+    let x = &ev.x_eb;
+    let cross = x.x * pb.dir.y - x.y * pb.dir.x;
+    let dot = x.dot(&pb.dir);
+    let dx = &ev.jac[0];
+    let d = -(x.x * dx.y - x.y * dx.x) / x.dot(x);
+    (RealField::atan2(cross, dot), d)
+}
+
+/// Exact collision test of an ellipse and a superellipse (Algorithm 1, 2D,
+/// Eq. 15): see [`ellipsoid_superquadric`].
+///
+/// ```
+/// use narrowphase::minkowski::superquadric::{ellipse_superellipse, Mode};
+/// use narrowphase::minkowski::Pose2;
+/// use narrowphase::shape::{Ellipse, Superellipse};
+/// use narrowphase::query::Budget;
+/// use nalgebra::{Translation2, Vector2};
+///
+/// let s = Superellipse::new(Vector2::new(2.0_f32, 1.0), 0.4).unwrap();
+/// let e = Ellipse::new(Vector2::new(0.5, 0.25)).unwrap();
+/// let at = |y: f32| Pose2::from_parts(Translation2::new(0.0, y), Default::default());
+/// let out = ellipse_superellipse(&s, &Pose2::identity(), &e, &at(1.2), &Budget::default(), Mode::Decide);
+/// assert_eq!(out.is_colliding(), Some(true)); // touches at y = 1.25
+/// let out = ellipse_superellipse(&s, &Pose2::identity(), &e, &at(1.3), &Budget::default(), Mode::Decide);
+/// assert_eq!(out.is_colliding(), Some(false));
+/// ```
+pub fn ellipse_superellipse<R: Real>(
+    superellipse: &Superellipse<R>,
+    superellipse_pose: &Pose2<R>,
+    ellipse: &Ellipse<R>,
+    ellipse_pose: &Pose2<R>,
+    budget: &Budget<R>,
+    mode: Mode,
+) -> MinkowskiOutcome<R, Vector2<R>> {
+    let Some(tol) = check_budget(budget) else {
+        return non_finite();
+    };
+    let r1 = superellipse_pose.rotation.matrix();
+    let r2 = ellipse_pose.rotation.matrix();
+    let t1 = superellipse_pose.translation.vector;
+    let t2 = ellipse_pose.translation.vector;
+    if !r1.iter().chain(r2.iter()).all(|c| c.finite()) || !finite_vec(&t1) || !finite_vec(&t2) {
+        return non_finite();
+    }
+    let rot = r1.transpose() * r2;
+    let p = r1.transpose() * (t2 - t1);
+    if !finite_vec(&p) {
+        return non_finite();
+    }
+    let b = ellipse.semi_axes();
+    let m = rot * Matrix2::from_diagonal(&b.component_mul(&b)) * rot.transpose();
+    let se = Se2 { a: superellipse.semi_axes(), e: superellipse.exponent(), m, floor: Real::sqrt(R::EPSILON) };
+    let frame = Frame { rot: *r1, t: t1 };
+    let p_norm = norm(&p);
+    let mut pb =
+        Problem { p, p_norm, dir: Vector2::x(), rho: superellipse.inradius_lower_bound() + min(b.x, b.y), tol };
+    if !(p_norm > R::ZERO) {
+        let ev = se.eval(R::ZERO);
+        let c = certify(&pb, &ev);
+        let mut h = hit(&pb, &ev, &c, &frame, 1, true);
+        h.margin = R::ZERO;
+        h.residual = R::ZERO;
+        return MinkowskiOutcome::Colliding(h);
+    }
+    pb.dir = p / p_norm;
+    // First guess: the angle of p₀ seen from the superellipse.
+    let a = superellipse.semi_axes();
+    let (ux, uy) = (p.x / a.x, p.y / a.y);
+    let um = max(ux.abs_(), uy.abs_());
+    let inv_e = R::ONE / superellipse.exponent();
+    let mut theta = RealField::atan2(signed_pow(uy / um, inv_e), signed_pow(ux / um, inv_e));
+    if !theta.finite() {
+        theta = R::ZERO;
+    }
+    let mut ev = se.eval(theta);
+    let mut iterations = 1u32;
+    let mut polish = 0u32;
+    let cap = budget.max_iterations.max(1);
+    if let Some(out) = settle(&pb, &ev, &frame, mode, iterations, &mut polish) {
+        return out;
+    }
+    // Bracket: δ decreases through its root; step towards it by π/8.
+    let (mut delta, mut slope) = angle2(&pb, &ev);
+    let h = R::pi() * R::lit(0.125);
+    let forward = delta > R::ZERO;
+    let (mut lo, mut hi) = (theta, theta);
+    let mut bracketed = delta == R::ZERO;
+    let mut probe = theta;
+    for _ in 0..16 {
+        if bracketed || iterations >= cap {
+            break;
+        }
+        probe = if forward { probe + h } else { probe - h };
+        let probe_ev = se.eval(probe);
+        iterations += 1;
+        let (d, s) = angle2(&pb, &probe_ev);
+        if !d.finite() {
+            return MinkowskiOutcome::Undetermined {
+                reason: Undetermined::NonFinite,
+                iterations,
+                residual: R::INFINITY,
+            };
+        }
+        if forward {
+            if d <= R::ZERO {
+                hi = probe;
+                bracketed = true;
+            } else {
+                lo = probe;
+            }
+        } else if d > R::ZERO {
+            lo = probe;
+            bracketed = true;
+        } else {
+            hi = probe;
+        }
+        // Keep the better end as the current iterate.
+        if d.abs_() < delta.abs_() {
+            theta = probe;
+            ev = probe_ev;
+            delta = d;
+            slope = s;
+            if let Some(out) = settle(&pb, &ev, &frame, mode, iterations, &mut polish) {
+                return out;
+            }
+        }
+    }
+    if !bracketed {
+        let c = certify(&pb, &ev);
+        let reason = if iterations >= cap { Undetermined::IterationCap } else { Undetermined::Degenerate };
+        return MinkowskiOutcome::Undetermined { reason, iterations, residual: c.sin };
+    }
+    // Safeguarded Newton inside [lo, hi]: δ(lo) > 0 ≥ δ(hi).
+    loop {
+        if let Some(out) = settle(&pb, &ev, &frame, mode, iterations, &mut polish) {
+            return out;
+        }
+        if iterations >= cap {
+            return at_cap(&pb, &ev, &frame, iterations);
+        }
+        let mut next = if slope < R::ZERO { theta - delta / slope } else { R::lit(f64::NAN) };
+        let width = hi - lo;
+        if !(next > lo && next < hi) {
+            next = lo + width * R::HALF;
+        }
+        if !(width > R::EPSILON * (R::ONE + lo.abs_())) {
+            // The bracket cannot shrink further: contact within rounding.
+            polish = MAX_POLISH;
+        }
+        theta = next;
+        ev = se.eval(theta);
+        iterations += 1;
+        let (d, s) = angle2(&pb, &ev);
+        if !d.finite() {
+            return MinkowskiOutcome::Undetermined {
+                reason: Undetermined::NonFinite,
+                iterations,
+                residual: R::INFINITY,
+            };
+        }
+        if d > R::ZERO {
+            lo = theta;
+        } else {
+            hi = theta;
+        }
+        delta = d;
+        slope = s;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jacobian_matches_finite_differences() {
+        let m = Mat3::new(1.0, 0.2, 0.1, 0.2, 0.5, -0.1, 0.1, -0.1, 0.7);
+        for (e1, e2) in [(1.0, 1.0), (0.5, 1.5), (1.7, 0.3)] {
+            let sq = Sq3 { a: Vec3::new(1.0_f64, 2.0, 0.5), e1, e2, m, floor: 1e-8 };
+            for (eta, om) in [(0.3, 0.4), (-0.7, 2.0), (1.1, -2.5)] {
+                let ev = sq.eval(eta, om);
+                let h = 1e-6;
+                let de = (sq.eval(eta + h, om).x_eb - sq.eval(eta - h, om).x_eb) / (2.0 * h);
+                let dw = (sq.eval(eta, om + h).x_eb - sq.eval(eta, om - h).x_eb) / (2.0 * h);
+                assert!(
+                    (de - ev.jac[0]).norm() < 1e-5 * (1.0 + de.norm()),
+                    "{e1} {e2} {eta} {om}: {de} vs {}",
+                    ev.jac[0]
+                );
+                assert!(
+                    (dw - ev.jac[1]).norm() < 1e-5 * (1.0 + dw.norm()),
+                    "{e1} {e2} {eta} {om}: {dw} vs {}",
+                    ev.jac[1]
+                );
+            }
+        }
+        let m2 = Matrix2::new(1.0, 0.2, 0.2, 0.5);
+        let se = Se2 { a: Vector2::new(1.0_f64, 2.0), e: 0.4, m: m2, floor: 1e-8 };
+        for t in [0.3, 2.0, -2.5] {
+            let h = 1e-6;
+            let d = (se.eval(t + h).x_eb - se.eval(t - h).x_eb) / (2.0 * h);
+            assert!((d - se.eval(t).jac[0]).norm() < 1e-5 * (1.0 + d.norm()));
+        }
+    }
+}
