@@ -2,7 +2,8 @@
 //!
 //! A `#![no_std]`, allocation-free, bounded collision-detection kernel for
 //! robot controllers: proximity queries between convex bodies seen through
-//! their support functions (GJK, EPA, MPR).
+//! their support functions (GJK, EPA, MPR) or their signed distance functions
+//! (the ellipsoid method).
 //!
 //! - [`math`]: the [`Real`](math::Real) scalar trait (f32 and f64), the
 //!   hardware square root on Cortex-M4F.
@@ -11,6 +12,10 @@
 //! - [`query`]: the shared vocabulary — three-valued outcomes with
 //!   certificates, budgets, errors.
 //! - [`support`]: GJK (distance, intersection, warm start), EPA, MPR.
+//! - [`sdf`]: signed distance functions of the primitives (exact or lower
+//!   bounds with the right sign; the polytope by hill climbing on its faces)
+//!   and the ellipsoid method: collision, distance, inscribed-ball
+//!   penetration, warm start — in 2D and 3D.
 //!
 //! Every loop has a hard cap, no query panics, and "undetermined" is never
 //! reported as "separated".
@@ -61,6 +66,7 @@ pub mod prelude {
     pub use crate::support::epa;
     pub use crate::support::gjk::{self, GjkCache, GjkOutcome};
     pub use crate::support::mpr::{self, MprOutcome};
+    pub use crate::sdf::{EllipsoidMethod, EllipsoidMethodOutcome, EllipsoidWarmStart, Sdf, SdfHint};
     pub use crate::minkowski::{superquadric::Mode, MinkowskiOutcome, Pose2};
     pub use crate::shape::{Ellipse, Superellipse, Superquadric};
 }
@@ -94,6 +100,21 @@ fn _defmt_format_is_implemented() {
     check::<PolytopeData<'static, f32>>();
     check::<Cso<'static, dyn SupportMap<f32>, Sphere<f32>>>();
     check::<query::ShapeError>();
+    check::<sdf::EllipsoidMethod<f32>>();
+    check::<sdf::EllipsoidMethodOutcome<f32, 3>>();
+    check::<sdf::EllipsoidMethodOutcome<f64, 2>>();
+    check::<sdf::EllipsoidWarmStart<f32, 3>>();
+    check::<sdf::SdfContact<f64, 3>>();
+    check::<sdf::InitialRegion<f32, 3>>();
+    check::<sdf::SdfSample<f32, 3>>();
+    check::<sdf::Ball<f32, 2>>();
+    check::<sdf::SdfAccuracy>();
+    check::<sdf::SdfHint>();
+    check::<sdf::Stop>();
+    check::<sdf::BoxN<f32, 2>>();
+    check::<sdf::CappedCone<f32>>();
+    check::<sdf::Halfspace<f64, 3>>();
+    check::<sdf::Transformed<Sphere<f32>, f32, 2>>();
     for_real::<f32>();
     for_real::<f64>();
 }

@@ -95,6 +95,19 @@ pub struct InitialRegion<R: Real, const D: usize> {
     pub halfspace_b: Option<(SVector<R, D>, R)>,
 }
 
+#[cfg(feature = "defmt")]
+impl<R: Real + defmt::Format, const D: usize> defmt::Format for InitialRegion<R, D> {
+    fn format(&self, f: defmt::Formatter) {
+        defmt::write!(
+            f,
+            "InitialRegion {{ upper_bound: {}, halfspace_a: {}, halfspace_b: {} }}",
+            self.upper_bound,
+            self.halfspace_a.is_some(),
+            self.halfspace_b.is_some()
+        )
+    }
+}
+
 impl<R: Real, const D: usize> Default for InitialRegion<R, D> {
     fn default() -> Self {
         Self { upper_bound: R::INFINITY, halfspace_a: None, halfspace_b: None }
