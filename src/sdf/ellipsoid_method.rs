@@ -539,8 +539,11 @@ impl<R: Real> EllipsoidMethod<R> {
         }
 
         // Starting ellipsoid: Proposition 3 (balls grown by f⁺), then
-        // Proposition 4 (halfspaces widened by f⁺).
-        let grow = |r: R, upper: R| if r.finite() { r + upper } else { r };
+        // Proposition 4 (halfspaces widened by f⁺). A collision query only
+        // needs to keep A ∩ B (see the loop below): no growth at all.
+        let feasibility = self.stop == Stop::AtSign;
+        let margin = |upper: R| if feasibility { R::ZERO } else { upper };
+        let grow = |r: R, upper: R| if r.finite() { r + margin(upper) } else { r };
         let Some(mut e) = lens(&ball_a.center, grow(ra, run.upper), &ball_b.center, grow(rb, run.upper)) else {
             // f⁺ < 0 and the grown balls miss each other: the balls did not
             // contain their bodies (the answer at the evaluated point stands).
@@ -549,7 +552,7 @@ impl<R: Real> EllipsoidMethod<R> {
         let start = e;
         let apply_cuts = |e: &mut SearchEllipsoid<R, D>, upper: R| {
             for (h, delta) in cuts.iter().flatten() {
-                let widened = *delta + upper * norm(h);
+                let widened = *delta + margin(upper) * norm(h);
                 if e.cut(h, widened) != Cut::Done {
                     // An empty or degenerate cut from outside knowledge is
                     // ignored (only the sound part of the region is kept).
@@ -563,7 +566,6 @@ impl<R: Real> EllipsoidMethod<R> {
         // a deeper cut while f⁺ > 0. Its `min over E` of the linearisation
         // then bounds φ* only as `min(0, ·)` (x* ∈ A ∩ B ⊂ E when A ∩ B is not
         // empty) and, when positive, proves A ∩ B empty: separation.
-        let feasibility = self.stop == Stop::AtSign;
         let mut separated = run.lower > R::ZERO;
         let mut restarts = 0u32;
         while run.iterations < budget.max_iterations {
