@@ -216,11 +216,17 @@ impl Sdf<f64, 3> for Broken {
 #[test]
 fn bad_input_is_typed_never_a_panic() {
     let s = Sphere::new(1.0).unwrap();
-    // A ball that does not contain its body: an answer, flagged or not, no panic.
+    // A ball that does not contain its body: flagged as Degenerate (the
+    // samples contradict the ball), never a wrong certificate, never a panic.
     for x in [0.0, 3.0, 5.5, 7.0, 20.0] {
         let b = translated(s, Vector3::new(x, 0.0, 0.0));
-        let _ = EllipsoidMethod::distance().solve(&Liar, &b, &mut EllipsoidWarmStart::default());
-        let _ = EllipsoidMethod::collision().solve(&Liar, &b, &mut EllipsoidWarmStart::default());
+        for m in [EllipsoidMethod::distance(), EllipsoidMethod::collision()] {
+            let out = m.solve(&Liar, &b, &mut EllipsoidWarmStart::default());
+            assert!(
+                matches!(out, EllipsoidMethodOutcome::Undetermined { reason: Undetermined::Degenerate, .. }),
+                "{out:?}"
+            );
+        }
     }
     // NaN from an SDF.
     let b = translated(s, Vector3::new(1.2, 0.0, 0.0));

@@ -33,7 +33,7 @@
 //! separation; [`Stop::AtSign`] returns it at once.
 
 use super::region::{lens, Cut, SearchEllipsoid};
-use super::{project, Sdf, SdfAccuracy, SdfHint, SdfSample};
+use super::{project, Ball, Sdf, SdfAccuracy, SdfHint, SdfSample};
 use crate::math::{is_nan, max, min, norm, normalize, Real};
 use crate::query::{Bounds, Budget, Undetermined};
 use nalgebra::SVector;
@@ -327,10 +327,30 @@ struct Run<R: Real, const D: usize> {
     best_a: SdfSample<R, D>,
     best_b: SdfSample<R, D>,
     iterations: u32,
+    /// The bounding balls, and whether every sample so far agreed with them.
+    balls: (Ball<R, D>, Ball<R, D>),
+    exact: bool,
+    slack: R,
+    balls_hold: bool,
 }
 
 impl<R: Real, const D: usize> Run<R, D> {
+    /// Does the sample contradict "the body lies in its ball"? With an exact
+    /// SDF its value can never be below the ball's SDF; with a bound, a point
+    /// inside the body can never be outside the ball.
+    fn leaks(&self, ball: &Ball<R, D>, x: &SVector<R, D>, s: &SdfSample<R, D>) -> bool {
+        let ball_sdf = norm(&(x - ball.center)) - ball.radius;
+        if self.exact {
+            s.value < ball_sdf - self.slack
+        } else {
+            s.value < -self.slack && ball_sdf > self.slack
+        }
+    }
+
     fn offer(&mut self, x: &SVector<R, D>, a: &SdfSample<R, D>, b: &SdfSample<R, D>) -> (R, SVector<R, D>) {
+        if self.leaks(&self.balls.0, x, a) || self.leaks(&self.balls.1, x, b) {
+            self.balls_hold = false;
+        }
         let (f, g) = combine(a, b);
         if f < self.upper {
             self.upper = f;
@@ -477,6 +497,10 @@ impl<R: Real> EllipsoidMethod<R> {
             best_a: SdfSample { value: R::INFINITY, gradient: SVector::zeros() },
             best_b: SdfSample { value: R::INFINITY, gradient: SVector::zeros() },
             iterations: 0,
+            balls: (ball_a, ball_b),
+            exact,
+            slack: tol,
+            balls_hold: true,
         };
         let (mut hint_a, mut hint_b) = (warm.hint_a, warm.hint_b);
         let sa = a.eval_hinted(&x0, &mut hint_a);
@@ -637,7 +661,7 @@ impl<R: Real> EllipsoidMethod<R> {
             run.lower = max(run.lower, R::ZERO);
         }
         let decided = run.upper - run.lower <= tol || feasibility && (run.upper <= R::ZERO || separated);
-        if !decided {
+        if !decided && run.balls_hold {
             return undetermined(Undetermined::IterationCap, run.lower, run.upper, run.iterations);
         }
         finish(&run, warm, (hint_a, hint_b))
@@ -653,6 +677,15 @@ impl<R: Real> EllipsoidMethod<R> {
     ) -> EllipsoidMethodOutcome<R, D> {
         let (sa, sb) = (&run.best_a, &run.best_b);
         let x = run.best;
+        if !run.balls_hold {
+            // A body is not inside its bounding ball: the starting region and
+            // Lemma 3's bound were wrong, so is the certificate.
+            return EllipsoidMethodOutcome::Undetermined {
+                reason: Undetermined::Degenerate,
+                bounds: Bounds { lower: -R::INFINITY, upper: run.upper },
+                iterations: run.iterations,
+            };
+        }
         if !(run.best_value.finite() && run.upper.finite() && !is_nan(run.lower)) {
             return EllipsoidMethodOutcome::Undetermined {
                 reason: Undetermined::NonFinite,

@@ -123,8 +123,10 @@ pub trait Sdf<R: Real, const D: usize> {
     fn accuracy(&self) -> SdfAccuracy;
 
     /// A ball containing the body (the ellipsoid method starts from two of
-    /// them). It need not be tight; a ball that does not contain the body
-    /// makes the method's answers approximate but never panics it.
+    /// them). It need not be tight. A ball that does not contain the body
+    /// voids the method's certificate: the method checks every sample
+    /// against it and answers `Undetermined::Degenerate` when one
+    /// contradicts it (it cannot see every such mistake).
     fn bounding_ball(&self) -> Ball<R, D>;
 }
 
