@@ -307,7 +307,9 @@ fn loop_edges<'d>(data: &'d PolytopeData<'_, impl Real>, f: usize) -> impl Itera
     let start = r.start;
     (0..len).map(move |i| {
         let k = start + i;
-        let k_next = start + (i + 1) % len;
+        // Not `(i + 1) % len`: the closure cannot see that `len > 0` when it
+        // runs, so the remainder kept a division-by-zero panic in release.
+        let k_next = start + if i + 1 < len { i + 1 } else { 0 };
         let a = data.face_vertices.get(k).copied().unwrap_or(0) as usize;
         let b = data.face_vertices.get(k_next).copied().unwrap_or(0) as usize;
         (a, b, k)

@@ -683,6 +683,10 @@ impl<R: Real, const V: usize, const F: usize> Epa<R, V, F> {
             let end = self.horizon.get(i).ok_or(BROKEN)?.b;
             let j = (i + 1..n).find(|&j| self.horizon.get(j).is_some_and(|e| e.a == end));
             let j = j.ok_or(Undetermined::Degenerate)?;
+            // Checked here so that `swap` keeps no bounds-check panic.
+            if i + 1 >= self.horizon.len() || j >= self.horizon.len() {
+                return Err(BROKEN);
+            }
             self.horizon.swap(i + 1, j);
         }
         let (first, last) = (self.horizon.first().ok_or(BROKEN)?, self.horizon.get(n - 1).ok_or(BROKEN)?);
