@@ -1,11 +1,12 @@
-//! The support-map queries never touch the heap.
+//! The queries never touch the heap.
 //!
 //! A counting global allocator (wrapping `System`) counts the allocations of
 //! the current thread. Everything that may allocate — shapes, polytope arrays
 //! (a generated prism, and quickhull hulls under the `std` feature), poses —
 //! is built before counting starts; then GJK distance and intersection (cold
-//! and warm), EPA (from the GJK simplex and through `contact`) and MPR
-//! (intersection and penetration) run on a few hundred pairs in f32 and f64,
+//! and warm), EPA (from the GJK simplex and through `contact`), MPR
+//! (intersection and penetration) and the ellipsoid method (collision cold,
+//! distance warm-started) run on a few hundred pairs in f32 and f64,
 //! and the count must not move.
 
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -171,6 +172,7 @@ struct Tally {
     epa_penetrating: u64,
     mpr_hits: u64,
     undetermined: u64,
+    sdf_determined: u64,
 }
 
 /// Runs every query on `a` and `b` at each pose pair. Allocates nothing
@@ -178,11 +180,12 @@ struct Tally {
 fn run_pair<R, A, B>(a: A, b: B, poses: &[(Pose<R>, Pose<R>)], tally: &mut Tally)
 where
     R: Real,
-    A: SupportMap<R> + Copy,
-    B: SupportMap<R> + Copy,
+    A: SupportMap<R> + Sdf<R, 3> + Copy,
+    B: SupportMap<R> + Sdf<R, 3> + Copy,
 {
     let budget = Budget::<R>::default();
     let mut warm = GjkCache::default();
+    let mut sdf_warm = EllipsoidWarmStart::default();
     for (pa, pb) in poses {
         let (a, b) = (Placed::new(a, *pa), Placed::new(b, *pb));
         tally.queries += 1;
@@ -207,6 +210,12 @@ where
             tally.mpr_hits += 1;
         }
         let _ = mpr::penetration(&a, &b, &budget);
+
+        let hit = EllipsoidMethod::collision().solve(&a, &b, &mut EllipsoidWarmStart::default());
+        // The next pose is anywhere: declare a motion that covers it.
+        sdf_warm.moved(R::lit(100.0));
+        let dist = EllipsoidMethod::distance().solve(&a, &b, &mut sdf_warm);
+        tally.sdf_determined += hit.is_colliding().is_some() as u64 + dist.is_colliding().is_some() as u64;
     }
 }
 
@@ -279,6 +288,7 @@ fn queries_do_not_allocate_f32() {
     let t = all_queries::<f32>(1);
     assert!(t.queries >= 320, "{t:?}");
     assert!(t.separated > 0 && t.intersecting > 0 && t.epa_penetrating > 0 && t.mpr_hits > 0, "{t:?}");
+    assert!(t.sdf_determined > 500, "{t:?}");
 }
 
 #[test]
@@ -286,4 +296,5 @@ fn queries_do_not_allocate_f64() {
     let t = all_queries::<f64>(2);
     assert!(t.queries >= 320, "{t:?}");
     assert!(t.separated > 0 && t.intersecting > 0 && t.epa_penetrating > 0 && t.mpr_hits > 0, "{t:?}");
+    assert!(t.sdf_determined > 500, "{t:?}");
 }
