@@ -338,12 +338,18 @@ impl<R: Real, const D: usize> Run<R, D> {
     /// Does the sample contradict "the body lies in its ball"? With an exact
     /// SDF its value can never be below the ball's SDF; with a bound, a point
     /// inside the body can never be outside the ball.
+    /// Compared squared, without a square root.
     fn leaks(&self, ball: &Ball<R, D>, x: &SVector<R, D>, s: &SdfSample<R, D>) -> bool {
-        let ball_sdf = norm(&(x - ball.center)) - ball.radius;
+        let d = x - ball.center;
+        let d2 = d.dot(&d);
         if self.exact {
-            s.value < ball_sdf - self.slack
+            // value < |d| − r − slack  <=>  value + r + slack < |d|
+            let t = s.value + ball.radius + self.slack;
+            t < R::ZERO || t * t < d2
         } else {
-            s.value < -self.slack && ball_sdf > self.slack
+            // inside the body (value < −slack) but outside the ball (|d| > r + slack)
+            let t = ball.radius + self.slack;
+            s.value < -self.slack && t * t < d2
         }
     }
 
@@ -604,8 +610,9 @@ impl<R: Real> EllipsoidMethod<R> {
             if !f.finite() || !g.iter().all(|c| c.finite()) {
                 return undetermined(Undetermined::NonFinite, run.lower, run.upper, run.iterations);
             }
-            let (lowest, width) = e.min_linear(&g);
-            let lin_min = lowest - g.dot(&x) + f; // f + min over E of g·(y − x)
+            let ext = e.extent(&g);
+            let width = ext.width;
+            let lin_min = f - width; // f + min over E of g·(y − x), x = e (Eq. 10)
             let bound = if feasibility {
                 separated |= lin_min > R::ZERO;
                 min(lin_min, R::ZERO)
@@ -630,7 +637,7 @@ impl<R: Real> EllipsoidMethod<R> {
             }
             // Keep {y : f + g·(y − x) ≤ level}.
             let level = if feasibility { min(run.upper, R::ZERO) } else { run.upper };
-            match e.cut(&g, level - f + g.dot(&x)) {
+            match e.cut_along(&g, level - f + g.dot(&x), &ext) {
                 Cut::Done => {}
                 Cut::Empty => {
                     // min over E of the linearisation exceeds the level: the

@@ -21,6 +21,13 @@ pub(crate) struct SearchEllipsoid<R: Real, const D: usize> {
     pub m: SMatrix<R, D, D>,
 }
 
+/// `Mᵀh` and its length `sqrt(hᵀPh)`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Extent<R: Real, const D: usize> {
+    pub v: SVector<R, D>,
+    pub width: R,
+}
+
 /// What a cut did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Cut {
@@ -40,19 +47,26 @@ impl<R: Real, const D: usize> SearchEllipsoid<R, D> {
         Self { e: c, m: SMatrix::identity() * r }
     }
 
-    /// `min {h·x : x ∈ E} = h·e − sqrt(hᵀPh)` (Eq. 10), with `sqrt(hᵀPh)`.
+    /// The extent of `E` along `h`: `Mᵀh` and `sqrt(hᵀPh) = |Mᵀh|`, so that
+    /// `min {h·x : x ∈ E} = h·e − |Mᵀh|` (Eq. 10). [`cut_along`](Self::cut_along)
+    /// reuses it.
     #[inline]
-    pub fn min_linear(&self, h: &SVector<R, D>) -> (R, R) {
-        let w = norm(&self.m.tr_mul(h));
-        (h.dot(&self.e) - w, w)
+    pub fn extent(&self, h: &SVector<R, D>) -> Extent<R, D> {
+        let v = self.m.tr_mul(h);
+        Extent { width: norm(&v), v }
     }
 
     /// Algorithm 1: replaces `E` by the smallest ellipsoid containing
     /// `E ∩ {x : h·x ≤ δ}`. Shallow cuts (`α < 0`) are taken down to
     /// `α = −1/n`; a halfspace containing `E` leaves it as it is.
     pub fn cut(&mut self, h: &SVector<R, D>, delta: R) -> Cut {
-        let v = self.m.tr_mul(h);
-        let s = norm(&v);
+        let ext = self.extent(h);
+        self.cut_along(h, delta, &ext)
+    }
+
+    /// [`cut`](Self::cut) with the extent along `h` already computed.
+    pub fn cut_along(&mut self, h: &SVector<R, D>, delta: R, ext: &Extent<R, D>) -> Cut {
+        let (v, s) = (ext.v, ext.width);
         if !(s > R::ZERO) || !s.finite() {
             return Cut::Degenerate;
         }
