@@ -17,7 +17,7 @@ use narrowphase::support::epa::Epa;
 
 use crate::rng::Rng;
 use crate::truth;
-use crate::{pose32, poly200};
+use crate::{poly200, pose32};
 
 type V3 = Vector3<f64>;
 
@@ -219,7 +219,8 @@ fn gjk_warm_trajectory(out: &mut Out) {
             V3::new(-0.2 + 1.0 * s, 0.0, 0.30),
             &Rotation3::from_axis_angle(&Vector3::z_axis(), 0.5 * libm::sin(3.0 * s)),
         );
-        let exact = truth::sphere_box(&ball_at.translation.vector.cast::<f64>(), 0.05, &pose, &half.cast::<f32>().cast());
+        let exact =
+            truth::sphere_box(&ball_at.translation.vector.cast::<f64>(), 0.05, &pose, &half.cast::<f32>().cast());
         let o = gjk::distance(&Placed::new(bx, pose), &Placed::new(ball, ball_at), &budget, &mut cache);
         out.gjk("gjk_warm_box_ball", k, &o, exact, 1.0);
     }
@@ -300,7 +301,9 @@ fn mpr_cases(out: &mut Out) {
                 let ok = depth < 0.0 && lower_bound > 0.0 && lower_bound as f64 <= exact + slack_f32(3.0);
                 out.put("mpr_intersect_box_box", i, 0.0, (depth > 0.0) as u8 as f64, 0.0, ok)
             }
-            MprOutcome::Penetrating(_) => out.put("mpr_intersect_box_box", i, 1.0, (depth > 0.0) as u8 as f64, 0.0, depth > 0.0),
+            MprOutcome::Penetrating(_) => {
+                out.put("mpr_intersect_box_box", i, 1.0, (depth > 0.0) as u8 as f64, 0.0, depth > 0.0)
+            }
             MprOutcome::Undetermined { .. } => out.put("mpr_intersect_box_box", i, f32::NAN, 0.0, 0.0, false),
         }
     }
@@ -347,7 +350,12 @@ fn polytope_cases(out: &mut Out) {
         let c = pb.translation.vector.cast::<f64>();
         // Exact for the rounded centre: its height over the face plane.
         let exact = n.dot(&(c - centroid)) - 0.01;
-        let o = gjk::distance(&Placed::new(poly, Pose::identity()), &Placed::new(ball, pb), &Budget::default(), &mut GjkCache::default());
+        let o = gjk::distance(
+            &Placed::new(poly, Pose::identity()),
+            &Placed::new(ball, pb),
+            &Budget::default(),
+            &mut GjkCache::default(),
+        );
         out.gjk("gjk_poly200_face", i, &o, exact, 0.5);
     }
 }

@@ -2,8 +2,8 @@
 //! `#[path]`, not part of the library): the defmt logger over semihosting,
 //! a panic handler that reports and exits non-zero, and the exit call.
 
-use cortex_m_semihosting::debug;
 use cortex_m as _; // critical-section-single-core: the critical section defmt needs
+use cortex_m_semihosting::debug;
 use defmt_semihosting as _;
 
 /// Ends the QEMU run with `code` as its exit status.

@@ -31,8 +31,9 @@ fn cases_pass_on_the_host() {
 #[test]
 fn workloads_are_all_determined() {
     let mut epa = narrowphase::support::epa::DefaultEpa::<f32>::new();
+    let poly = crate::poly200().expect("poly200 validates");
     for f in FAMILIES {
-        let a = run(f, &mut NoProbe, &mut epa);
+        let a = run(f, &mut NoProbe, &poly, &mut epa);
         println!("{:<28} {a:?}", f.name());
         assert_eq!(a.undetermined, 0, "{}", f.name());
         let n = (a.separated + a.contact) as usize;

@@ -11,6 +11,7 @@
 #![deny(clippy::unwrap_used, clippy::expect_used)]
 
 pub mod cases;
+#[rustfmt::skip] // generated (src/host_tests.rs), compared byte for byte
 pub mod poly200;
 pub mod rng;
 pub mod truth;

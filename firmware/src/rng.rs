@@ -53,3 +53,38 @@ impl Rng {
         }
     }
 }
+
+/// f32 versions for the measured workloads: the corpora are built on the
+/// target between queries, where soft-float f64 would dominate a trace.
+impl Rng {
+    /// Uniform in `[lo, hi)` (24 random bits), f32.
+    pub fn range32(&mut self, lo: f32, hi: f32) -> f32 {
+        lo + (hi - lo) * ((self.next_u64() >> 40) as u32 as f32 / (1u32 << 24) as f32)
+    }
+    /// A unit vector, uniform on the sphere, f32.
+    pub fn unit32(&mut self) -> Vector3<f32> {
+        loop {
+            let v = Vector3::new(self.range32(-1.0, 1.0), self.range32(-1.0, 1.0), self.range32(-1.0, 1.0));
+            let n2 = v.dot(&v);
+            if n2 > 0.01 && n2 <= 1.0 {
+                return v / libm::sqrtf(n2);
+            }
+        }
+    }
+    /// A uniformly random rotation, f32.
+    pub fn rotation32(&mut self) -> Rotation3<f32> {
+        loop {
+            let c = nalgebra::Vector4::new(
+                self.range32(-1.0, 1.0),
+                self.range32(-1.0, 1.0),
+                self.range32(-1.0, 1.0),
+                self.range32(-1.0, 1.0),
+            );
+            let n2 = c.dot(&c);
+            if n2 > 0.01 && n2 <= 1.0 {
+                let q = nalgebra::Quaternion::from(c / libm::sqrtf(n2));
+                return UnitQuaternion::new_unchecked(q).to_rotation_matrix();
+            }
+        }
+    }
+}

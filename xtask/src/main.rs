@@ -2,9 +2,12 @@
 //!
 //! ```text
 //! cargo xtask test  [--no-setup] [--only KEYS] [--skip KEYS] [--list]
-//! cargo xtask demo  [ARGS...]
+//! cargo xtask demo  [--no-setup]
 //! cargo xtask bench [--no-setup] [CARGO-BENCH ARGS...] [-- CRITERION ARGS...]
 //! cargo xtask fuzz  [TARGET] [--time SECS] [-- LIBFUZZER ARGS...]
+//! cargo xtask accuracy [POSES] [SEED]
+//! cargo xtask icount [--update]
+//! cargo xtask fw    tests m4f|m7|v6m | stack [--update] | icount | no-alloc | vsqrt
 //! ```
 //!
 //! Every command installs what it needs first (rustup targets, the nightly
@@ -16,6 +19,10 @@ use std::path::PathBuf;
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
+mod accuracy;
+
+mod firmware;
+
 const USAGE: &str = "\
 usage: cargo xtask <command> [options]
 
@@ -26,13 +33,20 @@ commands:
                           selects the steps named KEY-*, e.g. `build`)
            --skip KEYS    skip these steps
            --list         list the step keys and exit
-  demo   run the demo (now: the host demo, release build); extra args go to it
+  demo   set up (targets, qemu-system-arm, defmt-print), then run the firmware
+         demo on QEMU mps2-an386 (Cortex-M4F); --no-setup skips the setup
   bench  set up, then `cargo bench --features std` with short criterion
          settings (--warm-up-time 1 --measurement-time 3); arguments before
          `--` go to cargo bench (e.g. --bench polytope_support), after `--`
          to criterion (e.g. a filter)
+  icount instruction counts per query on the emulated Cortex-M4F vs
+         firmware/icount.toml (fails on a >10 % regression); --update rewrites it
+  fw     one firmware check (the fw-* test steps): tests m4f|m7|v6m, stack
+         [--update], icount, no-alloc, vsqrt
   fuzz   run a cargo-fuzz target (default gjk_distance) for --time SECS
          (default 60); installs cargo-fuzz if missing; needs nightly
+  accuracy  the collision-accuracy table (Ruan et al. 2019, Table III): γ of
+         GJK on inscribed meshes vs the exact Minkowski checker; [POSES] [SEED]
 ";
 
 /// Host targets the library must build for without std.
@@ -44,7 +58,7 @@ const NO_STD_TARGETS: [(&str, &str); 3] = [
 /// Nightly target without a prebuilt std: `-Z build-std=core` proves no `alloc`.
 const CORE_ONLY_TARGET: &str = "thumbv7em-none-eabi";
 /// Debian packages the tests and benches link against (libccd in the benches).
-const APT_PACKAGES: [&str; 1] = ["libccd-dev"];
+const APT_PACKAGES: [&str; 2] = ["libccd-dev", "qemu-system-arm"];
 
 fn main() -> ExitCode {
     let args: Vec<String> = env::args().skip(1).collect();
@@ -64,6 +78,9 @@ fn main() -> ExitCode {
         "demo" => demo(rest),
         "bench" => bench(rest),
         "fuzz" => fuzz(rest),
+        "accuracy" => accuracy::accuracy(rest),
+        "icount" => firmware::icount_command(rest),
+        "fw" => firmware::fw(rest),
         "help" | "-h" | "--help" => {
             print!("{USAGE}");
             Ok(())
@@ -227,7 +244,8 @@ fn secs(d: Duration) -> String {
 
 fn setup() -> Result {
     setup_rustup()?;
-    setup_apt()
+    setup_apt()?;
+    firmware::setup_tools()
 }
 
 fn setup_rustup() -> Result {
@@ -416,6 +434,7 @@ fn test_steps() -> Vec<Step> {
         Kind::Plain,
         with_args(cargo(), &["run", "--features", "std", "--example", "host_demo", "--", "--quiet"]),
     ));
+    steps.extend(firmware::test_steps());
     steps
 }
 
@@ -505,8 +524,8 @@ fn test(args: &[String]) -> Result {
 // demo, bench, fuzz
 
 fn demo(args: &[String]) -> Result {
-    // TODO: replace by the firmware demo on QEMU (mps2-an386) once it exists.
-    run(cargo().args(["run", "--release", "--example", "host_demo", "--"]).args(args))
+    // The host version (examples/host_demo.rs) stays a test step (`demo`).
+    firmware::demo(args)
 }
 
 fn bench(args: &[String]) -> Result {

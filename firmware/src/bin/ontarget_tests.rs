@@ -21,7 +21,14 @@ use narrowphase_firmware::cases::run_all;
 fn main() -> ! {
     defmt::println!("ontarget_tests: narrowphase core checks, f32");
     let tally = run_all(&mut |c| {
-        defmt::println!("CASE {=str} {=u16} {=u32:08x} {=f64} {=f64}", c.name, c.index, c.value.to_bits(), c.truth, c.tol);
+        defmt::println!(
+            "CASE {=str} {=u16} {=u32:08x} {=f64} {=f64}",
+            c.name,
+            c.index,
+            c.value.to_bits(),
+            c.truth,
+            c.tol
+        );
         if !c.ok {
             defmt::error!("FAILED {}", c);
         }

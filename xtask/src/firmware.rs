@@ -1,0 +1,679 @@
+//! The firmware crate (`firmware/`, its own workspace) on QEMU: the demo, the
+//! on-target tests, instruction counts, stack bounds and the link checks.
+//!
+//! ```text
+//! cargo xtask demo                   the firmware demo on mps2-an386 (Cortex-M4F)
+//! cargo xtask icount [--update] [--verbose]  instruction counts vs firmware/icount.toml
+//! cargo xtask fw tests m4f|m7|v6m    on-target checks, numbers compared with the host's
+//! cargo xtask fw stack [--update]    stack high-water marks vs firmware/stack.toml
+//! cargo xtask fw no-alloc | vsqrt    symbol and disassembly checks of the release ELFs
+//! ```
+//! The `fw-*` steps of `cargo xtask test` call these.
+
+use std::collections::BTreeMap;
+use std::env;
+use std::fs;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::thread;
+
+use super::{banner, capture, cargo, run, step, Failure, Kind, Result, Step};
+
+/// The firmware crate, relative to the workspace root.
+const FW: &str = "firmware";
+const THUMBV7EM: &str = "thumbv7em-none-eabihf";
+const THUMBV6M: &str = "thumbv6m-none-eabi";
+/// Regression threshold of `icount`: a family's median or worst may grow by
+/// this fraction before the check fails.
+const ICOUNT_SLACK: f64 = 0.10;
+/// Symbols that would mean a heap allocator is linked.
+const ALLOC_SYMBOLS: [&str; 6] =
+    ["__rust_alloc", "__rust_dealloc", "__rust_realloc", "__rust_alloc_zeroed", "__rdl_alloc", "__rg_alloc"];
+/// The release binaries whose symbols are checked (panic_free has its own step).
+const BINS: [&str; 4] = ["demo", "ontarget_tests", "icount", "stack"];
+
+/// A QEMU machine the on-target tests run on.
+struct Machine {
+    key: &'static str,
+    target: &'static str,
+    machine: &'static str,
+    cpu: &'static str,
+    what: &'static str,
+}
+
+const MACHINES: [Machine; 3] = [
+    Machine { key: "m4f", target: THUMBV7EM, machine: "mps2-an386", cpu: "cortex-m4", what: "Cortex-M4F" },
+    Machine { key: "m7", target: THUMBV7EM, machine: "mps2-an500", cpu: "cortex-m7", what: "Cortex-M7" },
+    Machine {
+        key: "v6m",
+        target: THUMBV6M,
+        machine: "mps2-an385",
+        cpu: "cortex-m3",
+        what: "the thumbv6m (Cortex-M0 ISA, soft float) build on the Cortex-M3 machine",
+    },
+];
+
+// ---------------------------------------------------------------------------
+// Helpers
+
+fn fw_cargo() -> Command {
+    let mut c = cargo();
+    c.current_dir(FW);
+    c
+}
+
+/// This xtask binary (the `fw-*` steps call back into it).
+fn xtask(args: &[&str]) -> Command {
+    let mut c = Command::new(env::current_exe().unwrap_or_else(|_| "cargo-xtask".into()));
+    c.args(args);
+    c
+}
+
+fn host_triple() -> String {
+    capture(Command::new("rustc").arg("-vV"))
+        .and_then(|s| s.lines().find_map(|l| l.strip_prefix("host: ").map(str::to_string)))
+        .unwrap_or_else(|| "x86_64-unknown-linux-gnu".into())
+}
+
+fn elf(target: &str, bin: &str) -> PathBuf {
+    Path::new(FW).join("target").join(target).join("release").join(bin)
+}
+
+/// An LLVM tool: rustup's `llvm-tools` component first, then PATH.
+fn llvm_tool(name: &str) -> Command {
+    let sysroot = capture(Command::new("rustc").args(["--print", "sysroot"])).unwrap_or_default();
+    let p = Path::new(sysroot.trim()).join("lib/rustlib").join(host_triple()).join("bin").join(name);
+    Command::new(if p.exists() { p } else { PathBuf::from(name) })
+}
+
+/// Runs `cmd`, echoing and returning its stdout; an error for a non-zero exit.
+fn run_capture(cmd: &mut Command) -> Result<String> {
+    println!("$ {}", super::show(cmd));
+    super::flush();
+    let out = cmd
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| Failure::new(format!("cannot start `{}`: {e}", super::show(cmd))))?;
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    print!("{text}");
+    if out.status.success() {
+        Ok(text)
+    } else {
+        Err(Failure::new(format!("`{}` failed ({})", super::show(cmd), out.status)))
+    }
+}
+
+/// `cargo run --release --bin BIN` on QEMU through firmware/qemu-run.sh.
+fn run_bin(bin: &str, m: &Machine) -> Command {
+    let mut c = fw_cargo();
+    c.args(["run", "--release", "--bin", bin, "--target", m.target]).env("FW_MACHINE", m.machine).env("FW_CPU", m.cpu);
+    c
+}
+
+fn words(line: &str, tag: &str) -> Option<Vec<String>> {
+    let at = line.find(tag)?;
+    Some(line[at + tag.len()..].split_whitespace().map(str::to_string).collect())
+}
+
+// ---------------------------------------------------------------------------
+// Setup, demo, test steps
+
+/// Installs the host tools the firmware needs when missing: defmt-print and
+/// rustup's llvm-tools (llvm-nm, llvm-objdump). The targets and
+/// `qemu-system-arm` come with the main setup's lists.
+pub fn setup_tools() -> Result {
+    if capture(Command::new("defmt-print").arg("--version")).is_some() {
+        println!("setup: defmt-print present");
+    } else {
+        run(cargo().args(["install", "defmt-print", "--locked"]))?;
+    }
+    let components = capture(Command::new("rustup").args(["component", "list", "--installed"])).unwrap_or_default();
+    if components.lines().any(|l| l.starts_with("llvm-tools")) {
+        println!("setup: llvm-tools present");
+    } else if capture(Command::new("rustup").arg("--version")).is_some() {
+        run(Command::new("rustup").args(["component", "add", "llvm-tools"]))?;
+    }
+    Ok(())
+}
+
+/// `cargo xtask demo`: set up, then the firmware demo on the emulated Cortex-M4F.
+pub fn demo(args: &[String]) -> Result {
+    if let Some(a) = args.iter().find(|a| *a != "--no-setup") {
+        return Err(Failure::usage(format!("unknown option `{a}` for demo")));
+    }
+    if args.is_empty() {
+        banner("setup: targets, qemu-system-arm, defmt-print");
+        super::setup_rustup()?;
+        super::setup_apt()?;
+        setup_tools()?;
+    }
+    banner("firmware demo on QEMU mps2-an386 (Cortex-M4F)");
+    run(&mut run_bin("demo", &MACHINES[0]))
+}
+
+/// The `fw-*` steps of `cargo xtask test`.
+pub fn test_steps() -> Vec<Step> {
+    let mut host = fw_cargo();
+    host.args(["test", "--lib", "--target", &host_triple()]);
+    let demo = run_bin("demo", &MACHINES[0]);
+    let mut panic_free = fw_cargo();
+    panic_free.args(["build", "--release", "--bin", "panic_free", "--target", THUMBV7EM]);
+    vec![
+        step("fw-host", "firmware cases and workloads on the host (same closed forms; poly200.rs up to date)", Kind::Tests, host),
+        step("fw-tests-m4f", "on-target checks on QEMU mps2-an386 (Cortex-M4F), numbers vs the host's", Kind::Plain, xtask(&["fw", "tests", "m4f"])),
+        step("fw-tests-m7", "on-target checks on QEMU mps2-an500 (Cortex-M7), numbers vs the host's", Kind::Plain, xtask(&["fw", "tests", "m7"])),
+        step("fw-tests-v6m", "on-target checks, thumbv6m build on QEMU mps2-an385, numbers vs the host's", Kind::Plain, xtask(&["fw", "tests", "v6m"])),
+        step("fw-demo", "firmware demo on QEMU mps2-an386 (exit status 0 = every closed-form check passed)", Kind::Plain, demo),
+        step("fw-panic-free", "release link with a panic handler that calls an undefined symbol (any surviving panic path fails the link)", Kind::Plain, panic_free),
+        step("fw-no-alloc", "no allocator symbols (__rust_alloc, …) in the release ELFs", Kind::Plain, xtask(&["fw", "no-alloc"])),
+        step("fw-vsqrt", "Real::sqrt is vsqrt.f32 inside the kernel on thumbv7em-none-eabihf (disassembly)", Kind::Plain, xtask(&["fw", "vsqrt"])),
+        step("fw-stack", "stack high-water mark per query family within firmware/stack.toml", Kind::Plain, xtask(&["fw", "stack"])),
+        step("fw-icount", "instruction counts per query family within 10 % of firmware/icount.toml", Kind::Plain, xtask(&["fw", "icount"])),
+    ]
+}
+
+/// `cargo xtask fw <check>`.
+pub fn fw(args: &[String]) -> Result {
+    let (sub, rest) = match args.split_first() {
+        Some((s, r)) => (s.as_str(), r),
+        None => return Err(Failure::usage("fw needs a check: tests m4f|m7|v6m, stack, icount, no-alloc, vsqrt")),
+    };
+    let update = rest.iter().any(|a| a == "--update");
+    match sub {
+        "tests" => {
+            let key = rest.first().map(String::as_str).unwrap_or("m4f");
+            let m = MACHINES
+                .iter()
+                .find(|m| m.key == key)
+                .ok_or_else(|| Failure::usage(format!("unknown machine `{key}` (m4f, m7, v6m)")))?;
+            on_target_tests(m)
+        }
+        "stack" => stack(update),
+        "icount" => icount(update, rest.iter().any(|a| a == "--verbose")),
+        "no-alloc" => no_alloc(),
+        "vsqrt" => vsqrt(),
+        other => Err(Failure::usage(format!("unknown fw check `{other}`"))),
+    }
+}
+
+/// `cargo xtask icount [--update]`.
+pub fn icount_command(args: &[String]) -> Result {
+    icount(args.iter().any(|a| a == "--update"), args.iter().any(|a| a == "--verbose"))
+}
+
+// ---------------------------------------------------------------------------
+// On-target tests vs the host
+
+/// `CASE name index bits truth tol` → (name index) → (value, tol).
+fn case_lines(text: &str) -> BTreeMap<(String, u32), (f32, f64)> {
+    let mut m = BTreeMap::new();
+    for line in text.lines() {
+        let Some(w) = words(line, "CASE ") else { continue };
+        if w.len() < 5 {
+            continue;
+        }
+        let (Ok(i), Ok(bits), Ok(tol)) = (w[1].parse::<u32>(), u32::from_str_radix(&w[2], 16), w[4].parse::<f64>())
+        else {
+            continue;
+        };
+        m.insert((w[0].clone(), i), (f32::from_bits(bits), tol));
+    }
+    m
+}
+
+fn on_target_tests(m: &Machine) -> Result {
+    println!("on-target checks on {} ({} {}, {})", m.what, m.machine, m.cpu, m.target);
+    let target = run_capture(&mut run_bin("ontarget_tests", m))?;
+    if !target.lines().any(|l| l.contains("CASES passed=") && l.contains(" failed=0")) {
+        return Err(Failure::new("the target did not report `CASES … failed=0`"));
+    }
+    let mut host_cmd = fw_cargo();
+    host_cmd.args(["test", "--lib", "--target", &host_triple(), "cases_pass_on_the_host", "--", "--nocapture"]);
+    println!("$ {}", super::show(&host_cmd));
+    let host = host_cmd.stderr(Stdio::null()).output().map_err(|e| Failure::new(format!("host cases: {e}")))?;
+    if !host.status.success() {
+        return Err(Failure::new("the host run of the cases failed (see `cargo xtask test --only fw-host`)"));
+    }
+    let (t, h) = (case_lines(&target), case_lines(&String::from_utf8_lossy(&host.stdout)));
+    if t.is_empty() || t.len() != h.len() {
+        return Err(Failure::new(format!("{} checks on the target, {} on the host", t.len(), h.len())));
+    }
+    let (mut identical, mut worst, mut bad) = (0, 0.0_f64, Vec::new());
+    for (key, (vt, tol)) in &t {
+        let Some((vh, _)) = h.get(key) else {
+            bad.push(format!("{} #{}: not run on the host", key.0, key.1));
+            continue;
+        };
+        if vt.to_bits() == vh.to_bits() {
+            identical += 1;
+            continue;
+        }
+        let d = (*vt as f64 - *vh as f64).abs();
+        worst = worst.max(d);
+        if d.is_nan() || d > *tol {
+            bad.push(format!("{} #{}: target {vt:e} vs host {vh:e} (tol {tol:e})", key.0, key.1));
+        }
+    }
+    println!(
+        "{} checks passed on the target against the closed forms; vs the host: {identical} bit-identical, \
+         largest difference {worst:e}, {} beyond the f32 tolerance",
+        t.len(),
+        bad.len()
+    );
+    if bad.is_empty() {
+        Ok(())
+    } else {
+        Err(Failure::new(format!("target and host differ:\n  {}", bad.join("\n  "))))
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Symbol and disassembly checks
+
+fn build_bins(target: &str) -> Result {
+    let mut c = fw_cargo();
+    c.args(["build", "--release", "--target", target]);
+    for b in BINS {
+        c.args(["--bin", b]);
+    }
+    run(&mut c)
+}
+
+fn no_alloc() -> Result {
+    build_bins(THUMBV7EM)?;
+    let mut elfs: Vec<PathBuf> = BINS.iter().map(|b| elf(THUMBV7EM, b)).collect();
+    let pf = elf(THUMBV7EM, "panic_free");
+    if pf.exists() {
+        elfs.push(pf);
+    }
+    let mut found = Vec::new();
+    for e in &elfs {
+        let syms = capture(llvm_tool("llvm-nm").arg(e))
+            .ok_or_else(|| Failure::new(format!("llvm-nm {} failed (rustup component add llvm-tools)", e.display())))?;
+        for l in syms.lines() {
+            if let Some(name) = l.split_whitespace().last() {
+                if ALLOC_SYMBOLS.iter().any(|a| name.starts_with(a)) {
+                    found.push(format!("{}: {name}", e.display()));
+                }
+            }
+        }
+        println!("{}: no allocator symbols", e.display());
+    }
+    if found.is_empty() {
+        Ok(())
+    } else {
+        Err(Failure::new(format!("allocator symbols linked:\n  {}", found.join("\n  "))))
+    }
+}
+
+fn vsqrt() -> Result {
+    build_bins(THUMBV7EM)?;
+    let e = elf(THUMBV7EM, "ontarget_tests");
+    let dis = capture(llvm_tool("llvm-objdump").args(["-d", "--demangle", "--no-show-raw-insn"]).arg(&e))
+        .ok_or_else(|| Failure::new("llvm-objdump failed (rustup component add llvm-tools)"))?;
+    let (mut func, mut in_kernel) = (String::new(), false);
+    let (mut count, mut funcs, mut calls) = (0usize, BTreeMap::<String, usize>::new(), Vec::new());
+    for l in dis.lines() {
+        if let (Some(a), true) = (l.find(" <"), l.ends_with(">:")) {
+            func = l[a + 2..l.len() - 2].to_string();
+            in_kernel = func.starts_with("narrowphase::");
+            continue;
+        }
+        if !in_kernel {
+            continue;
+        }
+        if l.contains("vsqrt.f32") {
+            count += 1;
+            *funcs.entry(func.clone()).or_default() += 1;
+        }
+        if (l.contains("\tbl\t") || l.contains("\tb.w\t") || l.contains("\tb\t")) && l.contains("sqrt") {
+            calls.push(format!("{func}: {}", l.trim()));
+        }
+    }
+    for (f, n) in &funcs {
+        println!("  {n:3} x vsqrt.f32 in {f}");
+    }
+    println!("{count} vsqrt.f32 in {} kernel functions of {}", funcs.len(), e.display());
+    if !calls.is_empty() {
+        return Err(Failure::new(format!("kernel code calls a software square root:\n  {}", calls.join("\n  "))));
+    }
+    if count == 0 {
+        return Err(Failure::new("no vsqrt.f32 in the kernel's functions"));
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------
+// Stored tables: `[family]` sections of `key = integer`
+
+type Table = BTreeMap<String, BTreeMap<String, u64>>;
+
+fn read_table(path: &Path) -> Result<Table> {
+    let text = fs::read_to_string(path).map_err(|e| Failure::new(format!("{}: {e}", path.display())))?;
+    let mut t = Table::new();
+    let mut section = String::new();
+    for line in text.lines() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if let Some(s) = line.strip_prefix('[').and_then(|s| s.strip_suffix(']')) {
+            section = s.trim().to_string();
+        } else if let Some((k, v)) = line.split_once('=') {
+            let v =
+                v.trim().parse().map_err(|_| Failure::new(format!("{}: bad number in `{line}`", path.display())))?;
+            t.entry(section.clone()).or_default().insert(k.trim().to_string(), v);
+        }
+    }
+    Ok(t)
+}
+
+fn write_table(path: &Path, header: &str, t: &Table) -> Result {
+    let mut s = String::from(header);
+    for (name, kv) in t {
+        s.push_str(&format!("\n[{name}]\n"));
+        for (k, v) in kv {
+            s.push_str(&format!("{k} = {v}\n"));
+        }
+    }
+    fs::write(path, s).map_err(|e| Failure::new(format!("{}: {e}", path.display())))?;
+    println!("wrote {}", path.display());
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------
+// Stack
+
+const STACK_HEADER: &str = "\
+# Stack high-water mark per query family, bytes below the caller's stack
+# pointer (RAM painted, query run, lowest overwritten word found), maximum
+# over the family's corpus; release build, thumbv7em-none-eabihf, QEMU
+# mps2-an386. `bound` is the documented bound (measured + 1/8, rounded up to
+# 64 bytes): `cargo xtask test --only fw-stack` fails when a query grows past
+# it. Written by `cargo xtask fw stack --update`.
+";
+
+fn stack(update: bool) -> Result {
+    let out = run_capture(&mut run_bin("stack", &MACHINES[0]))?;
+    let mut fresh: BTreeMap<String, u64> = BTreeMap::new();
+    for line in out.lines() {
+        if let Some(w) = words(line, "STACK ") {
+            if let (Some(name), Some(Ok(b))) = (w.first(), w.get(1).map(|b| b.parse::<u64>())) {
+                fresh.insert(name.clone(), b);
+            }
+        }
+    }
+    if fresh.is_empty() {
+        return Err(Failure::new("no STACK lines from the firmware"));
+    }
+    let path = Path::new(FW).join("stack.toml");
+    if update {
+        let t: Table = fresh
+            .iter()
+            .map(|(n, &b)| {
+                let bound = (b + b / 8).div_ceil(64) * 64;
+                (n.clone(), BTreeMap::from([("measured".to_string(), b), ("bound".to_string(), bound)]))
+            })
+            .collect();
+        return write_table(&path, STACK_HEADER, &t);
+    }
+    let stored = read_table(&path)?;
+    let mut bad = Vec::new();
+    println!("{:<28} {:>9} {:>9} {:>9}", "family", "measured", "stored", "bound");
+    for (name, b) in &fresh {
+        let s = stored.get(name);
+        let bound = s.and_then(|s| s.get("bound")).copied();
+        let was = s.and_then(|s| s.get("measured")).copied();
+        let show = |v: Option<u64>| v.map_or("-".to_string(), |v| v.to_string());
+        println!("{name:<28} {b:>9} {:>9} {:>9}", show(was), show(bound));
+        match bound {
+            Some(bound) if *b <= bound => {}
+            Some(bound) => bad.push(format!("{name}: {b} bytes > bound {bound}")),
+            None => bad.push(format!("{name}: no bound in {}", path.display())),
+        }
+    }
+    if bad.is_empty() {
+        Ok(())
+    } else {
+        Err(Failure::new(format!("stack bounds exceeded:\n  {}", bad.join("\n  "))))
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Instruction counts
+
+const ICOUNT_HEADER: &str = "\
+# Instructions per query on the emulated Cortex-M4F (QEMU mps2-an386,
+# `-singlestep -d exec,nochain`: one trace line per executed instruction),
+# release build of firmware/src/bin/icount.rs, counted between the
+# bench_start/bench_stop markers with the `empty` family's median (the
+# marker overhead) subtracted. `median` is the lower median, `worst` the
+# maximum over the family's corpus (`n` queries). Written by
+# `cargo xtask icount --update`; `cargo xtask icount` and the fw-icount test
+# step fail when a median or worst grows by more than 10 %.
+";
+
+/// Address and size of every function symbol (`llvm-nm -S --demangle`).
+fn symbols(e: &Path) -> Result<Vec<(u64, u64, String)>> {
+    let out = capture(llvm_tool("llvm-nm").args(["-S", "--demangle"]).arg(e))
+        .ok_or_else(|| Failure::new("llvm-nm failed (rustup component add llvm-tools)"))?;
+    let mut v = Vec::new();
+    for l in out.lines() {
+        let mut it = l.splitn(4, ' ');
+        let (Some(a), Some(s), Some(_), Some(name)) = (it.next(), it.next(), it.next(), it.next()) else { continue };
+        if let (Ok(a), Ok(s)) = (u64::from_str_radix(a, 16), u64::from_str_radix(s, 16)) {
+            v.push((a & !1, s, name.to_string()));
+        }
+    }
+    Ok(v)
+}
+
+/// Runs the icount firmware under the exec trace; returns the per-family
+/// raw counts (marker overhead included) in program order.
+fn trace_counts() -> Result<Vec<(String, Vec<u64>)>> {
+    let m = &MACHINES[0];
+    let mut b = fw_cargo();
+    b.args(["build", "--release", "--bin", "icount", "--target", m.target]);
+    run(&mut b)?;
+    let e = elf(m.target, "icount");
+    let syms = symbols(&e)?;
+    let addr = |n: &str| syms.iter().find(|s| s.2 == n).map(|s| s.0);
+    let (Some(start), Some(stop)) = (addr("bench_start"), addr("bench_stop")) else {
+        return Err(Failure::new("bench_start/bench_stop not found in the icount ELF"));
+    };
+    if start == stop {
+        return Err(Failure::new("bench_start and bench_stop share an address (merged functions)"));
+    }
+    // The polytope validator (`Polytope::new`, run once before any marker)
+    // is most of the trace: leave it out of the log. No query calls it.
+    let skip: Vec<(u64, u64)> = syms
+        .iter()
+        .filter(|s| s.2.starts_with("narrowphase::shape::polytope::check_") && s.1 > 0)
+        .map(|s| (s.0, s.0 + s.1))
+        .collect();
+    let mut filter = Vec::new();
+    let mut from = 0u64;
+    let mut sorted = skip.clone();
+    sorted.sort();
+    for (lo, hi) in sorted {
+        if lo > from {
+            filter.push(format!("0x{from:x}..0x{:x}", lo - 1));
+        }
+        from = from.max(hi);
+    }
+    filter.push(format!("0x{from:x}..0xffffffff"));
+
+    let fifo = Path::new(FW).join("target").join("icount.trace.fifo");
+    let _ = fs::remove_file(&fifo);
+    run(Command::new("mkfifo").arg(&fifo))?;
+    let mut qemu = Command::new("qemu-system-arm");
+    qemu.args(["-machine", m.machine, "-cpu", m.cpu, "-nographic", "-monitor", "none", "-serial", "none"])
+        .args(["-semihosting-config", "enable=on,target=native", "-singlestep", "-d", "exec,nochain"])
+        .arg("-dfilter")
+        .arg(filter.join(","))
+        .arg("-D")
+        .arg(&fifo)
+        .arg("-kernel")
+        .arg(&e);
+    println!("$ {}", super::show(&qemu));
+    super::flush();
+    let mut q = qemu
+        .stdout(Stdio::piped())
+        .spawn()
+        .map_err(|e| Failure::new(format!("cannot start qemu-system-arm: {e} (cargo xtask test installs it)")))?;
+    let qout = q.stdout.take().ok_or_else(|| Failure::new("no qemu stdout"))?;
+    let mut decoder = Command::new("defmt-print")
+        .arg("-e")
+        .arg(&e)
+        .stdin(Stdio::from(qout))
+        .stdout(Stdio::piped())
+        .spawn()
+        .map_err(|e| Failure::new(format!("cannot start defmt-print: {e}")))?;
+    let mut dout = decoder.stdout.take().ok_or_else(|| Failure::new("no defmt-print stdout"))?;
+    let log_reader = thread::spawn(move || {
+        let mut s = String::new();
+        let _ = dout.read_to_string(&mut s);
+        s
+    });
+
+    // Count trace lines from the first instruction of bench_start to the
+    // first of bench_stop.
+    let trace = fs::File::open(&fifo).map_err(|e| Failure::new(format!("{}: {e}", fifo.display())))?;
+    let mut rd = BufReader::with_capacity(1 << 20, trace);
+    let (mut counts, mut current, mut line, mut total) = (Vec::new(), None::<u64>, Vec::new(), 0u64);
+    loop {
+        line.clear();
+        match rd.read_until(b'\n', &mut line) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        total += 1;
+        // "Trace 0: 0x7f.. [00000000/000067a4/00000000/ff200000] symbol"
+        let pc = line
+            .iter()
+            .position(|&c| c == b'/')
+            .and_then(|i| {
+                let rest = &line[i + 1..];
+                let j = rest.iter().position(|&c| c == b'/')?;
+                u64::from_str_radix(std::str::from_utf8(&rest[..j]).ok()?, 16).ok()
+            })
+            .map(|p| p & !1);
+        if let Some(c) = current.as_mut() {
+            *c += 1;
+        }
+        if pc == Some(start) {
+            current = Some(1);
+        } else if pc == Some(stop) {
+            if let Some(c) = current.take() {
+                counts.push(c - 1);
+            }
+        }
+    }
+    let status = q.wait().map_err(|e| Failure::new(format!("qemu: {e}")))?;
+    let _ = decoder.wait();
+    let log = log_reader.join().unwrap_or_default();
+    let _ = fs::remove_file(&fifo);
+    print!("{log}");
+    println!("{total} trace lines, {} marker pairs", counts.len());
+    if !status.success() {
+        return Err(Failure::new(format!("the icount firmware failed ({status}): an undetermined answer?")));
+    }
+    // Attribute the pairs to the families the firmware announced.
+    let mut families = Vec::new();
+    let mut it = counts.into_iter();
+    for l in log.lines() {
+        if let Some(w) = words(l, "FAMILY ") {
+            let n: usize = w.get(1).and_then(|n| n.parse().ok()).unwrap_or(0);
+            let c: Vec<u64> = it.by_ref().take(n).collect();
+            if c.len() != n {
+                return Err(Failure::new(format!("{}: {n} queries announced, {} marker pairs", w[0], c.len())));
+            }
+            families.push((w[0].clone(), c));
+        }
+    }
+    if it.next().is_some() {
+        return Err(Failure::new("more marker pairs than announced queries"));
+    }
+    Ok(families)
+}
+
+fn icount(update: bool, verbose: bool) -> Result {
+    let families = trace_counts()?;
+    if verbose {
+        for (name, c) in &families {
+            println!("{name}: {c:?}");
+        }
+    }
+    let median = |v: &[u64]| {
+        let mut s = v.to_vec();
+        s.sort_unstable();
+        s.get(s.len().saturating_sub(1) / 2).copied().unwrap_or(0)
+    };
+    let overhead = families.iter().find(|f| f.0 == "empty").map_or(0, |f| median(&f.1));
+    let mut fresh = Table::new();
+    for (name, c) in &families {
+        if name == "empty" {
+            continue;
+        }
+        let net: Vec<u64> = c.iter().map(|x| x.saturating_sub(overhead)).collect();
+        let worst = net.iter().copied().max().unwrap_or(0);
+        fresh.insert(
+            name.clone(),
+            BTreeMap::from([
+                ("n".to_string(), net.len() as u64),
+                ("median".to_string(), median(&net)),
+                ("worst".to_string(), worst),
+            ]),
+        );
+    }
+    println!("marker overhead (empty family, subtracted): {overhead} instructions");
+    let path = Path::new(FW).join("icount.toml");
+    if update {
+        print_icount(&fresh, None);
+        return write_table(&path, ICOUNT_HEADER, &fresh);
+    }
+    let stored = read_table(&path)?;
+    let bad = print_icount(&fresh, Some(&stored));
+    if bad.is_empty() {
+        Ok(())
+    } else {
+        Err(Failure::new(format!(
+            "instruction counts regressed by more than {:.0} % (or no stored entry):\n  {}\n\
+             (if intended: cargo xtask icount --update)",
+            ICOUNT_SLACK * 100.0,
+            bad.join("\n  ")
+        )))
+    }
+}
+
+/// Prints the table (with the stored values and the change when given);
+/// returns the regressions.
+fn print_icount(fresh: &Table, stored: Option<&Table>) -> Vec<String> {
+    let mut bad = Vec::new();
+    println!(
+        "{:<28} {:>4} {:>9} {:>9} {:>14} {:>14}",
+        "family", "n", "median", "worst", "stored median", "stored worst"
+    );
+    for (name, kv) in fresh {
+        let get = |t: &BTreeMap<String, u64>, k: &str| t.get(k).copied().unwrap_or(0);
+        let (n, med, worst) = (get(kv, "n"), get(kv, "median"), get(kv, "worst"));
+        let Some(stored) = stored else {
+            println!("{name:<28} {n:>4} {med:>9} {worst:>9}");
+            continue;
+        };
+        let Some(old) = stored.get(name) else {
+            println!("{name:<28} {n:>4} {med:>9} {worst:>9} {:>14} {:>14}", "-", "-");
+            bad.push(format!("{name}: not in the stored table"));
+            continue;
+        };
+        let change = |new: u64, was: u64| {
+            let pct = if was > 0 { (new as f64 / was as f64 - 1.0) * 100.0 } else { 0.0 };
+            format!("{was} ({pct:+.1}%)")
+        };
+        let (om, ow) = (get(old, "median"), get(old, "worst"));
+        println!("{name:<28} {n:>4} {med:>9} {worst:>9} {:>14} {:>14}", change(med, om), change(worst, ow));
+        let limit = |was: u64| (was as f64 * (1.0 + ICOUNT_SLACK)).ceil() as u64;
+        if med > limit(om) || worst > limit(ow) {
+            bad.push(format!("{name}: median {om} -> {med}, worst {ow} -> {worst}"));
+        }
+    }
+    bad
+}
