@@ -760,6 +760,7 @@ pub fn ellipse_superellipse<R: Real>(
         return MinkowskiOutcome::Undetermined { reason, iterations, residual: c.sin };
     }
     // Safeguarded Newton inside [lo, hi]: δ(lo) > 0 ≥ δ(hi).
+    let mut slow = false;
     loop {
         if let Some(out) = settle(&pb, &ev, &frame, mode, iterations, &mut polish) {
             return out;
@@ -767,7 +768,9 @@ pub fn ellipse_superellipse<R: Real>(
         if iterations >= cap {
             return at_cap(&pb, &ev, &frame, iterations);
         }
-        let mut next = if slope < R::ZERO { theta - delta / slope } else { R::lit(f64::NAN) };
+        // Newton inside the bracket while it at least halves |δ|; bisection
+        // otherwise (Newton cycles across the cusps of the signed powers).
+        let mut next = if slope < R::ZERO && !slow { theta - delta / slope } else { R::lit(f64::NAN) };
         let width = hi - lo;
         if !(next > lo && next < hi) {
             next = lo + width * R::HALF;
@@ -792,6 +795,7 @@ pub fn ellipse_superellipse<R: Real>(
         } else {
             hi = theta;
         }
+        slow = !(d.abs_() <= delta.abs_() * R::HALF);
         delta = d;
         slope = s;
     }

@@ -5,6 +5,7 @@
 //! cargo xtask demo  [--no-setup]
 //! cargo xtask bench [--no-setup] [CARGO-BENCH ARGS...] [-- CRITERION ARGS...]
 //! cargo xtask fuzz  [TARGET] [--time SECS] [-- LIBFUZZER ARGS...]
+//! cargo xtask accuracy [POSES] [SEED]
 //! cargo xtask icount [--update]
 //! cargo xtask fw    tests m4f|m7|v6m | stack [--update] | icount | no-alloc | vsqrt
 //! ```
@@ -17,6 +18,8 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
+
+mod accuracy;
 
 mod firmware;
 
@@ -42,6 +45,8 @@ commands:
          [--update], icount, no-alloc, vsqrt
   fuzz   run a cargo-fuzz target (default gjk_distance) for --time SECS
          (default 60); installs cargo-fuzz if missing; needs nightly
+  accuracy  the collision-accuracy table (Ruan et al. 2019, Table III): γ of
+         GJK on inscribed meshes vs the exact Minkowski checker; [POSES] [SEED]
 ";
 
 /// Host targets the library must build for without std.
@@ -73,6 +78,7 @@ fn main() -> ExitCode {
         "demo" => demo(rest),
         "bench" => bench(rest),
         "fuzz" => fuzz(rest),
+        "accuracy" => accuracy::accuracy(rest),
         "icount" => firmware::icount_command(rest),
         "fw" => firmware::fw(rest),
         "help" | "-h" | "--help" => {

@@ -1,0 +1,343 @@
+//! The closed-form Minkowski family against GJK on meshes and the algebraic
+//! condition, in one criterion run (Ruan et al., ICRA 2019, §V).
+//!
+//! # Workloads
+//! The paper's protocol: one body fixed at the origin, [`POSES`] random poses
+//! of the other (uniform rotation, translation uniform in the cube of
+//! half-width the sum of the bounding radii, so that colliding and separated
+//! poses mix), the shapes of `examples/accuracy_table.rs`:
+//! - `es3`: superquadric (a = 1.5, 1, 0.8; ε = 0.4, 1.3) against an
+//!   ellipsoid (1.2, 0.7, 0.5);
+//! - `ee3`: ellipsoid (1.5, 1, 0.8) against the same moving ellipsoid;
+//! - `es2`, `ee2`: the 2D twins (superellipse 1.5 × 1, ε = 0.5; ellipses).
+//!
+//! # Cases (criterion groups `<workload>_hit`, f64 unless marked)
+//! - `exact` / `exact_f32`: our Algorithm 1, [`Mode::Decide`];
+//!   `exact_margin`: [`Mode::Margin`] (converged margin and witness);
+//! - `asc` / `asc_f32` (E–E only): the algebraic condition;
+//! - `gjk_sm`: `gjk::intersect` on the exact support maps (superquadric or
+//!   ellipsoid against ellipsoid), exact too;
+//! - `gjk_mesh25`, `gjk_mesh100` (3D), `gjk_mesh50` (2D, prisms):
+//!   `gjk::intersect` between the moving ellipsoid's exact support map and an
+//!   inscribed hull of the fixed body with the paper's Table II vertex counts
+//!   (hill-climbing support maps with warm hints, cold `GjkCache`).
+//!
+//! Each criterion iteration runs every pose once; divide the median by
+//! [`POSES`] for the time per query. Agreement with the exact answers and
+//! iteration counts are printed before timing.
+//!
+//! ```text
+//! cargo bench --features std --bench minkowski -- --warm-up-time 1 --measurement-time 3
+//! ```
+
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use nalgebra::{Matrix3, Point3, Rotation2, Rotation3, Translation2, Translation3, UnitQuaternion, Vector2, Vector3};
+use narrowphase::hull::{quickhull, OwnedPolytope};
+use narrowphase::minkowski::ellipsoid_pair::{ellipses, ellipsoids};
+use narrowphase::minkowski::superquadric::{ellipse_superellipse, ellipsoid_superquadric, Mode};
+use narrowphase::minkowski::Pose2;
+use narrowphase::prelude::*;
+use narrowphase::sdf::Sdf;
+use narrowphase::shape::{Ellipse, Superellipse, Superquadric};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// Poses per workload (the paper's 1000).
+const POSES: usize = 1000;
+const SQ_AXES: [f64; 3] = [1.5, 1.0, 0.8];
+const SQ_EPS: (f64, f64) = (0.4, 1.3);
+const EB_AXES: [f64; 3] = [1.2, 0.7, 0.5];
+const SE_AXES: [f64; 2] = [1.5, 1.0];
+const SE_EPS: f64 = 0.5;
+const E2B_AXES: [f64; 2] = [1.2, 0.6];
+const PRISM: f64 = 1.0;
+
+fn fibonacci(n: usize) -> Vec<Vector3<f64>> {
+    let golden = std::f64::consts::PI * (3.0 - 5.0_f64.sqrt());
+    (0..n)
+        .map(|i| {
+            let z = 1.0 - 2.0 * (i as f64 + 0.5) / n as f64;
+            let r = (1.0 - z * z).sqrt();
+            let t = golden * i as f64;
+            Vector3::new(r * t.cos(), r * t.sin(), z)
+        })
+        .collect()
+}
+
+fn mesh3(sq: &Superquadric<f64>, n: usize) -> OwnedPolytope<f64> {
+    let pts: Vec<Point3<f64>> = fibonacci(n).iter().map(|d| Point3::from(d / sq.gauge(d))).collect();
+    quickhull(&pts).expect("hull")
+}
+
+fn mesh2(se: &Superellipse<f64>, n: usize) -> OwnedPolytope<f64> {
+    let mut pts = Vec::with_capacity(2 * n);
+    for i in 0..n {
+        let t = std::f64::consts::TAU * i as f64 / n as f64;
+        let d = Vector2::new(t.cos(), t.sin());
+        let p = d / se.gauge(&d);
+        pts.push(Point3::new(p.x, p.y, PRISM));
+        pts.push(Point3::new(p.x, p.y, -PRISM));
+    }
+    quickhull(&pts).expect("hull")
+}
+
+fn ellipse_prism(b: &[f64; 2]) -> Affine<Cylinder<f64>, f64> {
+    let lin = Matrix3::from_diagonal(&Vector3::new(b[0], b[1], 1.0));
+    Affine::new(Cylinder::new(PRISM, 1.0).expect("cylinder"), lin, Vector3::zeros()).expect("affine")
+}
+
+fn poses3(rng: &mut ChaCha8Rng, l: f64) -> Vec<Pose<f64>> {
+    (0..POSES)
+        .map(|_| {
+            let q = UnitQuaternion::from_quaternion(nalgebra::Quaternion::new(
+                rng.random::<f64>() - 0.5,
+                rng.random::<f64>() - 0.5,
+                rng.random::<f64>() - 0.5,
+                rng.random::<f64>() - 0.5,
+            ));
+            let t = Vector3::new(rng.random_range(-l..l), rng.random_range(-l..l), rng.random_range(-l..l));
+            Pose::from_parts(Translation3::from(t), Rotation3::from(q))
+        })
+        .collect()
+}
+
+fn poses2(rng: &mut ChaCha8Rng, l: f64) -> Vec<(Pose2<f64>, Pose<f64>)> {
+    (0..POSES)
+        .map(|_| {
+            let ang = rng.random_range(-std::f64::consts::PI..std::f64::consts::PI);
+            let t = Vector2::new(rng.random_range(-l..l), rng.random_range(-l..l));
+            (
+                Pose2::from_parts(Translation2::from(t), Rotation2::new(ang)),
+                Pose::from_parts(Translation3::new(t.x, t.y, 0.0), Rotation3::from_axis_angle(&Vector3::z_axis(), ang)),
+            )
+        })
+        .collect()
+}
+
+fn gjk_hit<A: SupportMap<f64>, B: SupportMap<f64>>(a: &A, b: &B) -> (Option<bool>, u32) {
+    let mut cache = GjkCache::default();
+    let hit = gjk::intersect(a, b, &Budget::default(), &mut cache).is_intersecting();
+    (hit, cache.iterations)
+}
+
+/// Agreement with the exact answers and mean iterations, printed before timing.
+fn report(name: &str, exact: &[bool], got: &[(Option<bool>, u32)]) {
+    let agree = exact.iter().zip(got).filter(|(e, g)| g.0 == Some(**e)).count();
+    let und = got.iter().filter(|g| g.0.is_none()).count();
+    let its = got.iter().map(|g| f64::from(g.1)).sum::<f64>() / got.len() as f64;
+    let max = got.iter().map(|g| g.1).max().unwrap_or(0);
+    println!(
+        "{name:<28} agreement with exact {:6.2}%  undetermined {und}  iterations mean {its:5.2} max {max}",
+        100.0 * agree as f64 / exact.len() as f64
+    );
+}
+
+fn bench(c: &mut Criterion) {
+    let mut rng = ChaCha8Rng::seed_from_u64(2019);
+    let id = Pose::identity();
+    let budget = Budget::default();
+
+    // ------------------------------------------------------------ 3D ----
+    let sq = Superquadric::new(Vector3::from(SQ_AXES), SQ_EPS.0, SQ_EPS.1).expect("sq");
+    let ea_sq = Superquadric::new(Vector3::from(SQ_AXES), 1.0, 1.0).expect("ea");
+    let ea = Ellipsoid::new(Vector3::from(SQ_AXES)).expect("ea");
+    let eb = Ellipsoid::new(Vector3::from(EB_AXES)).expect("eb");
+    let sq32 = Superquadric::new(Vector3::from(SQ_AXES).cast::<f32>(), SQ_EPS.0 as f32, SQ_EPS.1 as f32).expect("sq");
+    let ea_sq32 = Superquadric::new(Vector3::from(SQ_AXES).cast::<f32>(), 1.0, 1.0).expect("ea");
+    let ea32 = Ellipsoid::new(Vector3::from(SQ_AXES).cast::<f32>()).expect("ea");
+    let eb32 = Ellipsoid::new(Vector3::from(EB_AXES).cast::<f32>()).expect("eb");
+    let meshes_sq = [mesh3(&sq, 25), mesh3(&sq, 100)];
+    let meshes_ea = [mesh3(&ea_sq, 25), mesh3(&ea_sq, 100)];
+    let l3 = sq.bounding_sphere().1 + EB_AXES[0];
+    let poses = poses3(&mut rng, l3);
+    let poses32: Vec<Pose<f32>> = poses.iter().map(|p| nalgebra::convert(*p)).collect();
+
+    for (wl, fixed, fixed32, meshes) in [("es3", &sq, &sq32, &meshes_sq), ("ee3", &ea_sq, &ea_sq32, &meshes_ea)] {
+        let polys = [meshes[0].polytope().expect("p"), meshes[1].polytope().expect("p")];
+        let exact_runs: Vec<(Option<bool>, u32)> = poses
+            .iter()
+            .map(|p| {
+                let o = ellipsoid_superquadric(fixed, &id, &eb, p, &budget, Mode::Decide);
+                (o.is_colliding(), o.iterations())
+            })
+            .collect();
+        let exact: Vec<bool> = exact_runs.iter().map(|r| r.0.unwrap_or(true)).collect();
+        println!("\n{wl}: {} of {POSES} poses colliding", exact.iter().filter(|&&e| e).count());
+        report("exact (Decide)", &exact, &exact_runs);
+        let margin: Vec<_> = poses
+            .iter()
+            .map(|p| {
+                let o = ellipsoid_superquadric(fixed, &id, &eb, p, &budget, Mode::Margin);
+                (o.is_colliding(), o.iterations())
+            })
+            .collect();
+        report("exact (Margin)", &exact, &margin);
+        let f32runs: Vec<_> = poses32
+            .iter()
+            .map(|p| {
+                let o = ellipsoid_superquadric(fixed32, &Pose::identity(), &eb32, p, &Budget::default(), Mode::Decide);
+                (o.is_colliding(), o.iterations())
+            })
+            .collect();
+        report("exact f32 (Decide)", &exact, &f32runs);
+        let sm: Vec<_> = poses.iter().map(|p| gjk_hit(&Placed::new(*fixed, id), &Placed::new(eb, *p))).collect();
+        report("gjk support maps", &exact, &sm);
+        for (k, poly) in polys.iter().enumerate() {
+            let m: Vec<_> = poses.iter().map(|p| gjk_hit(&Placed::new(*poly, id), &Placed::new(eb, *p))).collect();
+            report(&format!("gjk mesh{}", [25, 100][k]), &exact, &m);
+        }
+        if wl == "ee3" {
+            let asc: Vec<_> = poses.iter().map(|p| (ellipsoids(&ea, &id, &eb, p).is_colliding(), 0)).collect();
+            report("asc", &exact, &asc);
+            let asc32: Vec<_> =
+                poses32.iter().map(|p| (ellipsoids(&ea32, &Pose::identity(), &eb32, p).is_colliding(), 0)).collect();
+            report("asc f32", &exact, &asc32);
+        }
+
+        let mut g = c.benchmark_group(format!("{wl}_hit"));
+        g.bench_function("exact", |bn| {
+            bn.iter(|| {
+                for p in &poses {
+                    black_box(ellipsoid_superquadric(fixed, &id, &eb, black_box(p), &budget, Mode::Decide));
+                }
+            })
+        });
+        g.bench_function("exact_f32", |bn| {
+            let b32 = Budget::default();
+            bn.iter(|| {
+                for p in &poses32 {
+                    black_box(ellipsoid_superquadric(
+                        fixed32,
+                        &Pose::identity(),
+                        &eb32,
+                        black_box(p),
+                        &b32,
+                        Mode::Decide,
+                    ));
+                }
+            })
+        });
+        g.bench_function("exact_margin", |bn| {
+            bn.iter(|| {
+                for p in &poses {
+                    black_box(ellipsoid_superquadric(fixed, &id, &eb, black_box(p), &budget, Mode::Margin));
+                }
+            })
+        });
+        if wl == "ee3" {
+            g.bench_function("asc", |bn| {
+                bn.iter(|| {
+                    for p in &poses {
+                        black_box(ellipsoids(&ea, &id, &eb, black_box(p)));
+                    }
+                })
+            });
+            g.bench_function("asc_f32", |bn| {
+                bn.iter(|| {
+                    for p in &poses32 {
+                        black_box(ellipsoids(&ea32, &Pose::identity(), &eb32, black_box(p)));
+                    }
+                })
+            });
+        }
+        g.bench_function("gjk_sm", |bn| {
+            let a = Placed::new(*fixed, id);
+            bn.iter(|| {
+                for p in &poses {
+                    let mut cache = GjkCache::default();
+                    black_box(gjk::intersect(&a, &Placed::new(eb, *black_box(p)), &budget, &mut cache));
+                }
+            })
+        });
+        for (k, poly) in polys.iter().enumerate() {
+            g.bench_function(format!("gjk_mesh{}", [25, 100][k]), |bn| {
+                let a = Placed::new(*poly, id);
+                bn.iter(|| {
+                    for p in &poses {
+                        let mut cache = GjkCache::default();
+                        black_box(gjk::intersect(&a, &Placed::new(eb, *black_box(p)), &budget, &mut cache));
+                    }
+                })
+            });
+        }
+        g.finish();
+    }
+
+    // ------------------------------------------------------------ 2D ----
+    let se = Superellipse::new(Vector2::from(SE_AXES), SE_EPS).expect("se");
+    let e2a_se = Superellipse::new(Vector2::from(SE_AXES), 1.0).expect("e2a");
+    let e2a = Ellipse::new(Vector2::from(SE_AXES)).expect("e2a");
+    let e2b = Ellipse::new(Vector2::from(E2B_AXES)).expect("e2b");
+    let prism_b = ellipse_prism(&E2B_AXES);
+    let prism_a = ellipse_prism(&SE_AXES);
+    let l2 = Sdf::<f64, 2>::bounding_ball(&se).radius + E2B_AXES[0];
+    let poses = poses2(&mut rng, l2);
+    for (wl, fixed) in [("es2", &se), ("ee2", &e2a_se)] {
+        let mesh = mesh2(fixed, 50);
+        let poly = mesh.polytope().expect("p");
+        let exact_runs: Vec<_> = poses
+            .iter()
+            .map(|(p2, _)| {
+                let o = ellipse_superellipse(fixed, &Pose2::identity(), &e2b, p2, &budget, Mode::Decide);
+                (o.is_colliding(), o.iterations())
+            })
+            .collect();
+        let exact: Vec<bool> = exact_runs.iter().map(|r| r.0.unwrap_or(true)).collect();
+        println!("\n{wl}: {} of {POSES} poses colliding", exact.iter().filter(|&&e| e).count());
+        report("exact (Decide)", &exact, &exact_runs);
+        let m: Vec<_> =
+            poses.iter().map(|(_, p3)| gjk_hit(&Placed::new(poly, id), &Placed::new(&prism_b, *p3))).collect();
+        report("gjk mesh50 (prisms)", &exact, &m);
+        if wl == "ee2" {
+            let asc: Vec<_> =
+                poses.iter().map(|(p2, _)| (ellipses(&e2a, &Pose2::identity(), &e2b, p2).is_colliding(), 0)).collect();
+            report("asc", &exact, &asc);
+            let sm: Vec<_> =
+                poses.iter().map(|(_, p3)| gjk_hit(&Placed::new(&prism_a, id), &Placed::new(&prism_b, *p3))).collect();
+            report("gjk support maps (prisms)", &exact, &sm);
+        }
+        let mut g = c.benchmark_group(format!("{wl}_hit"));
+        g.bench_function("exact", |bn| {
+            bn.iter(|| {
+                for (p2, _) in &poses {
+                    black_box(ellipse_superellipse(
+                        fixed,
+                        &Pose2::identity(),
+                        &e2b,
+                        black_box(p2),
+                        &budget,
+                        Mode::Decide,
+                    ));
+                }
+            })
+        });
+        if wl == "ee2" {
+            g.bench_function("asc", |bn| {
+                bn.iter(|| {
+                    for (p2, _) in &poses {
+                        black_box(ellipses(&e2a, &Pose2::identity(), &e2b, black_box(p2)));
+                    }
+                })
+            });
+        }
+        g.bench_function("gjk_mesh50", |bn| {
+            let a = Placed::new(poly, id);
+            bn.iter(|| {
+                for (_, p3) in &poses {
+                    let mut cache = GjkCache::default();
+                    black_box(gjk::intersect(&a, &Placed::new(&prism_b, *black_box(p3)), &budget, &mut cache));
+                }
+            })
+        });
+        g.finish();
+    }
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(20);
+    targets = bench
+}
+criterion_main!(benches);
