@@ -34,7 +34,7 @@ fn workloads_are_all_determined() {
     let poly = crate::poly200().expect("poly200 validates");
     for f in FAMILIES {
         let a = run(f, &mut NoProbe, &poly, &mut epa);
-        println!("{:<28} {a:?}", f.name());
+        println!("{:<36} {a:?}", f.name());
         assert_eq!(a.undetermined, 0, "{}", f.name());
         let n = (a.separated + a.contact) as usize;
         assert!(f == Family::Empty || n == f.count(), "{}: {a:?}", f.name());

@@ -7,12 +7,15 @@
 //! measurement covers the call of the public query and nothing else (plus a
 //! constant call overhead, measured by the `empty` family and subtracted).
 //!
-//! Families that other query families (`sdf`, `minkowski`) will add go at the
-//! end of [`FAMILIES`] with their own corpus function.
+//! A new query family gets a [`Family`] variant, a corpus and a
+//! never-inlined wrapper here; `icount` and `stack` pick it up from
+//! [`FAMILIES`], and the stored tables get its row with `--update`.
 
 use core::hint::black_box;
 
 use nalgebra::{Rotation3, Translation3, Unit, Vector3};
+use narrowphase::minkowski::superquadric::ellipsoid_superquadric;
+use narrowphase::minkowski::MinkowskiOutcome;
 use narrowphase::prelude::*;
 use narrowphase::support::contact::contact;
 use narrowphase::support::epa::DefaultEpa;
@@ -66,10 +69,20 @@ pub enum Family {
     SqrtReal,
     /// `libm::sqrtf`.
     SqrtLibm,
+    /// The ellipsoid method (`narrowphase::sdf`), collision query
+    /// (`EllipsoidMethod::collision`, stop at the sign), box–box, the 50
+    /// poses of the GJK family, cold.
+    EllipsoidCollisionBoxBox,
+    /// The ellipsoid method, distance/penetration query
+    /// (`EllipsoidMethod::distance`), the same poses, cold.
+    EllipsoidDistanceBoxBox,
+    /// The closed-form Minkowski checker (`narrowphase::minkowski`),
+    /// ellipsoid–superquadric, `Mode::Decide`, 50 random poses.
+    MinkowskiEllipsoidSuperquadric,
 }
 
 /// Every family, in the order they run.
-pub const FAMILIES: [Family; 12] = [
+pub const FAMILIES: [Family; 15] = [
     Family::Empty,
     Family::GjkBoxBoxCold,
     Family::GjkIntersectBoxBox,
@@ -82,6 +95,9 @@ pub const FAMILIES: [Family; 12] = [
     Family::ContactCapsuleCapsule,
     Family::SqrtReal,
     Family::SqrtLibm,
+    Family::EllipsoidCollisionBoxBox,
+    Family::EllipsoidDistanceBoxBox,
+    Family::MinkowskiEllipsoidSuperquadric,
 ];
 
 impl Family {
@@ -100,6 +116,9 @@ impl Family {
             Family::ContactCapsuleCapsule => "contact_capsule_capsule",
             Family::SqrtReal => "sqrt_f32_real",
             Family::SqrtLibm => "sqrt_f32_libm",
+            Family::EllipsoidCollisionBoxBox => "ellipsoid_method_collision_box_box",
+            Family::EllipsoidDistanceBoxBox => "ellipsoid_method_distance_box_box",
+            Family::MinkowskiEllipsoidSuperquadric => "minkowski_ellipsoid_superquadric",
         }
     }
 
@@ -107,10 +126,14 @@ impl Family {
     pub fn count(self) -> usize {
         match self {
             Family::Empty => 8,
-            Family::GjkBoxBoxCold | Family::GjkIntersectBoxBox | Family::MprIntersectBoxBox => BOX_POSES,
+            Family::GjkBoxBoxCold
+            | Family::GjkIntersectBoxBox
+            | Family::MprIntersectBoxBox
+            | Family::EllipsoidCollisionBoxBox
+            | Family::EllipsoidDistanceBoxBox => BOX_POSES,
             Family::GjkPoly200Warm | Family::GjkPoly200Cold => FRAMES,
             Family::EpaContactBoxBox | Family::EpaWorkspaceBoxBox | Family::MprPenetrationBoxBox => DEEP_POSES,
-            Family::ContactCapsuleCapsule => 50,
+            Family::ContactCapsuleCapsule | Family::MinkowskiEllipsoidSuperquadric => 50,
             Family::SqrtReal | Family::SqrtLibm => 16,
         }
     }
@@ -137,6 +160,19 @@ impl Answers {
     }
     fn prox(&mut self, o: &Proximity<f32>) {
         match o.is_colliding() {
+            Some(true) => self.contact += 1,
+            Some(false) => self.separated += 1,
+            None => self.undetermined += 1,
+        }
+    }
+    fn sdf(&mut self, o: &EllipsoidMethodOutcome<f32, 3>) {
+        self.flag(o.is_colliding())
+    }
+    fn minkowski<V>(&mut self, o: &MinkowskiOutcome<f32, V>) {
+        self.flag(o.is_colliding())
+    }
+    fn flag(&mut self, f: Option<bool>) {
+        match f {
             Some(true) => self.contact += 1,
             Some(false) => self.separated += 1,
             None => self.undetermined += 1,
@@ -250,6 +286,34 @@ fn mpr_penetration_box(a: &Boxes, b: &Boxes, budget: &Budget<f32>) -> MprOutcome
     mpr::penetration(a, b, budget)
 }
 
+#[inline(never)]
+fn ellipsoid_box(
+    method: &EllipsoidMethod<f32>,
+    a: &Boxes,
+    b: &Boxes,
+    warm: &mut EllipsoidWarmStart<f32, 3>,
+) -> EllipsoidMethodOutcome<f32, 3> {
+    method.solve(a, b, warm)
+}
+
+#[inline(never)]
+fn minkowski_sq(
+    sq: &Superquadric<f32>,
+    sq_pose: &Pose<f32>,
+    e: &Ellipsoid<f32>,
+    e_pose: &Pose<f32>,
+    budget: &Budget<f32>,
+) -> MinkowskiOutcome<f32, Vector3<f32>> {
+    ellipsoid_superquadric(sq, sq_pose, e, e_pose, budget, Mode::Decide)
+}
+
+fn sq_pose(i: usize) -> (Pose<f32>, Pose<f32>) {
+    let mut rng = Rng::new(88_000 + i as u64);
+    let ra = rng.rotation32();
+    let d = rng.unit32() * rng.range32(0.1, 0.5);
+    (pose(Vector3::zeros(), ra), pose(d, rng.rotation32()))
+}
+
 /// Runs every query of `family` once, bracketed by `probe`. `poly` is the
 /// 200-vertex polytope ([`crate::poly200`], validated once by the caller),
 /// `epa` the caller-owned workspace of [`Family::EpaWorkspaceBoxBox`].
@@ -348,6 +412,39 @@ pub fn run<P: Probe>(family: Family, probe: &mut P, poly: &Polytope<'_, f32>, ep
                         ans.mpr(&black_box(o));
                     }
                 }
+            }
+        }
+        Family::EllipsoidCollisionBoxBox | Family::EllipsoidDistanceBoxBox => {
+            let method = if family == Family::EllipsoidCollisionBoxBox {
+                EllipsoidMethod::<f32>::collision()
+            } else {
+                EllipsoidMethod::<f32>::distance()
+            };
+            for i in 0..family.count() {
+                let (pa, pb) = box_pose(1, i, 0.05, 0.45);
+                let (a, b) = (black_box(Placed::new(box_a, pa)), black_box(Placed::new(box_b, pb)));
+                let mut warm = EllipsoidWarmStart::default();
+                probe.start();
+                let o = ellipsoid_box(&method, &a, &b, &mut warm);
+                probe.stop();
+                ans.sdf(&black_box(o));
+            }
+        }
+        Family::MinkowskiEllipsoidSuperquadric => {
+            let (Ok(sq), Ok(e)) = (
+                Superquadric::new(Vector3::new(0.15_f32, 0.1, 0.08), 0.6, 0.8),
+                Ellipsoid::new(Vector3::new(0.1_f32, 0.06, 0.04)),
+            ) else {
+                ans.undetermined += 1;
+                return ans;
+            };
+            for i in 0..family.count() {
+                let (pa, pb) = sq_pose(i);
+                let (pa, pb) = (black_box(pa), black_box(pb));
+                probe.start();
+                let o = minkowski_sq(&sq, &pa, &e, &pb, &budget);
+                probe.stop();
+                ans.minkowski(&black_box(o));
             }
         }
         Family::ContactCapsuleCapsule => {

@@ -417,13 +417,13 @@ fn stack(update: bool) -> Result {
     }
     let stored = read_table(&path)?;
     let mut bad = Vec::new();
-    println!("{:<28} {:>9} {:>9} {:>9}", "family", "measured", "stored", "bound");
+    println!("{:<36} {:>9} {:>9} {:>9}", "family", "measured", "stored", "bound");
     for (name, b) in &fresh {
         let s = stored.get(name);
         let bound = s.and_then(|s| s.get("bound")).copied();
         let was = s.and_then(|s| s.get("measured")).copied();
         let show = |v: Option<u64>| v.map_or("-".to_string(), |v| v.to_string());
-        println!("{name:<28} {b:>9} {:>9} {:>9}", show(was), show(bound));
+        println!("{name:<36} {b:>9} {:>9} {:>9}", show(was), show(bound));
         match bound {
             Some(bound) if *b <= bound => {}
             Some(bound) => bad.push(format!("{name}: {b} bytes > bound {bound}")),
@@ -649,18 +649,18 @@ fn icount(update: bool, verbose: bool) -> Result {
 fn print_icount(fresh: &Table, stored: Option<&Table>) -> Vec<String> {
     let mut bad = Vec::new();
     println!(
-        "{:<28} {:>4} {:>9} {:>9} {:>14} {:>14}",
+        "{:<36} {:>4} {:>9} {:>9} {:>14} {:>14}",
         "family", "n", "median", "worst", "stored median", "stored worst"
     );
     for (name, kv) in fresh {
         let get = |t: &BTreeMap<String, u64>, k: &str| t.get(k).copied().unwrap_or(0);
         let (n, med, worst) = (get(kv, "n"), get(kv, "median"), get(kv, "worst"));
         let Some(stored) = stored else {
-            println!("{name:<28} {n:>4} {med:>9} {worst:>9}");
+            println!("{name:<36} {n:>4} {med:>9} {worst:>9}");
             continue;
         };
         let Some(old) = stored.get(name) else {
-            println!("{name:<28} {n:>4} {med:>9} {worst:>9} {:>14} {:>14}", "-", "-");
+            println!("{name:<36} {n:>4} {med:>9} {worst:>9} {:>14} {:>14}", "-", "-");
             bad.push(format!("{name}: not in the stored table"));
             continue;
         };
@@ -669,7 +669,7 @@ fn print_icount(fresh: &Table, stored: Option<&Table>) -> Vec<String> {
             format!("{was} ({pct:+.1}%)")
         };
         let (om, ow) = (get(old, "median"), get(old, "worst"));
-        println!("{name:<28} {n:>4} {med:>9} {worst:>9} {:>14} {:>14}", change(med, om), change(worst, ow));
+        println!("{name:<36} {n:>4} {med:>9} {worst:>9} {:>14} {:>14}", change(med, om), change(worst, ow));
         let limit = |was: u64| (was as f64 * (1.0 + ICOUNT_SLACK)).ceil() as u64;
         if med > limit(om) || worst > limit(ow) {
             bad.push(format!("{name}: median {om} -> {med}, worst {ow} -> {worst}"));

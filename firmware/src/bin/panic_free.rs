@@ -17,6 +17,9 @@ use core::hint::black_box;
 use cortex_m_rt::entry;
 use cortex_m_semihosting::debug;
 use nalgebra::Vector3;
+#[cfg(feature = "ellipsoid-pair")]
+use narrowphase::minkowski::ellipsoid_pair::ellipsoids;
+use narrowphase::minkowski::superquadric::ellipsoid_superquadric;
 use narrowphase::prelude::*;
 use narrowphase::support::contact::contact;
 use narrowphase::support::epa::{DefaultEpa, Epa};
@@ -58,6 +61,21 @@ fn queries<A: SupportMap<f32>, B: SupportMap<f32>>(a: &A, b: &B, epa: &mut Defau
     n
 }
 
+/// The ellipsoid method's queries (`narrowphase::sdf`) on `(a, b)`, cold
+/// and warm-started.
+#[inline(never)]
+fn sdf_queries<A: Sdf<f32, 3>, B: Sdf<f32, 3>>(a: &A, b: &B) -> u32 {
+    let mut warm = black_box(EllipsoidWarmStart::default());
+    let mut n = 0;
+    for method in [EllipsoidMethod::<f32>::collision(), EllipsoidMethod::<f32>::distance()] {
+        let method = black_box(method);
+        n += black_box(method.solve(a, b, &mut warm)).is_colliding().is_some() as u32;
+        warm.moved(black_box(0.01));
+        n += black_box(method.solve(a, b, &mut warm)).is_colliding().is_some() as u32;
+    }
+    n
+}
+
 fn v(x: f32) -> Vector3<f32> {
     black_box(Vector3::new(x, x, x))
 }
@@ -92,6 +110,28 @@ fn main() -> ! {
             n += queries(&Placed::new(p, pose(x)), &ps, epa);
             n += black_box(p.support_index_scan(&v(x))) as u32;
             n += black_box(p.support_index_climb(&v(x), black_box(3))) as u32;
+        }
+        // The ellipsoid method on SDFs.
+        n += sdf_queries(&ps, &pb);
+        n += sdf_queries(&Placed::new(cy, pose(x)), &Placed::new(co, pose(-x)));
+        n += sdf_queries(&Placed::new(e, pose(x)), &MinkowskiSum::new(bx, s));
+        if let Ok(p) = Polytope::new(black_box(narrowphase_firmware::poly200::POLY200)) {
+            n += sdf_queries(&Placed::new(p, pose(x)), &pb);
+        }
+        // The closed-form Minkowski checkers.
+        if let Ok(sq) = Superquadric::new(v(x), black_box(0.6), black_box(0.8)) {
+            n += sdf_queries(&Placed::new(sq, pose(x)), &pb);
+            for mode in [Mode::Decide, Mode::Margin] {
+                let o = ellipsoid_superquadric(&sq, &pose(x), &e, &pose(-x), &black_box(Budget::default()), mode);
+                n += black_box(o).is_colliding().is_some() as u32;
+            }
+        }
+        // Known panic path (reported): nalgebra's 4x4 `determinant()` (an LU
+        // with a panic branch) in `ellipsoid_pair::ellipsoid_polynomial`.
+        // `--features ellipsoid-pair` adds the query and shows the failure.
+        #[cfg(feature = "ellipsoid-pair")]
+        {
+            n += black_box(ellipsoids(&e, &pose(x), &e, &pose(-x))).is_colliding().is_some() as u32;
         }
         // Dynamic dispatch, as a scene of mixed bodies would use it.
         let dyn_a: &dyn SupportMap<f32> = black_box(&ps);
