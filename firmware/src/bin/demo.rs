@@ -1,5 +1,5 @@
 //! A robot control tick on the emulated Cortex-M4F (QEMU mps2-an386), the
-//! firmware twin of `examples/host_demo.rs`: 50 ticks of five pairs, each
+//! firmware twin of `examples/host_demo.rs`: 50 ticks of seven pairs, each
 //! query checked against a closed form computed in f64 on the target.
 //!
 //! - gripper box / ball: `gjk::distance` warm-started from the pair's own
@@ -12,16 +12,19 @@
 //! - two balls: `mpr::penetration`, exact for spheres; `gjk::intersect`;
 //! - a 200-vertex polytope (hill climbing, warm hints) turning under a ball
 //!   that hovers over one of its faces: `gjk::distance` vs the height over the
-//!   face.
+//!   face;
+//! - gripper box / ball again through their SDFs: the ellipsoid method
+//!   (`narrowphase::sdf`, `EllipsoidMethod::distance`) warm-started with the
+//!   declared motion, vs the exact distance (and the collision flag);
+//! - a superquadric fixture / an ellipsoid sliding along its x axis: the
+//!   closed-form Minkowski checker (`narrowphase::minkowski`, `Mode::Margin`),
+//!   whose margin (the scale of the centre ray at contact) is exactly
+//!   `x / (a₁ + e₁)` there by symmetry.
 //!
 //! Results are printed with defmt (the kernel's types implement
 //! `defmt::Format`); the exit status is 0 only if every check passed and no
 //! query was undetermined. Run: `cargo xtask demo` (or, in `firmware/`,
 //! `cargo run --release --bin demo`).
-//!
-//! The ellipsoid method (`narrowphase::sdf`) and the superquadric checker
-//! (`narrowphase::minkowski`) join this tick as pairs of their own once
-//! their public queries settle.
 #![no_std]
 #![no_main]
 
@@ -30,6 +33,8 @@ mod fw;
 
 use cortex_m_rt::entry;
 use nalgebra::{Rotation3, Vector3};
+use narrowphase::minkowski::superquadric::ellipsoid_superquadric;
+use narrowphase::minkowski::MinkowskiOutcome;
 use narrowphase::prelude::*;
 use narrowphase::support::contact::contact;
 use narrowphase_firmware::cases::{slack_f32, tol_f32};
@@ -106,6 +111,13 @@ fn main() -> ! {
 
 fn run() -> bool {
     let budget = Budget::<f32>::default();
+    let (Ok(sq), Ok(ell)) = (
+        Superquadric::new(Vector3::new(0.12_f32, 0.08, 0.06), 0.5, 0.7),
+        Ellipsoid::new(Vector3::new(0.05_f32, 0.04, 0.03)),
+    ) else {
+        defmt::error!("a shape failed to build");
+        return false;
+    };
     let (Ok(gripper), Ok(ball), Ok(tip), Ok(link), Ok(pusher), Ok(table), Ok(small), Ok(poly)) = (
         Cuboid::new(Vector3::new(0.04_f32, 0.06, 0.02)),
         Sphere::new(0.05_f32),
@@ -138,9 +150,14 @@ fn run() -> bool {
         Pair::new("pusher/table"),
         Pair::new("ball/ball"),
         Pair::new("poly200/ball"),
+        Pair::new("gripper/ball (SDF)"),
+        Pair::new("superquadric/ellipsoid"),
     ];
     let mut caches = [GjkCache::<f32>::default(); 5];
-    defmt::println!("narrowphase firmware demo: 5 pairs x {=usize} ticks, f32, {}", TICKS, budget);
+    let mut sdf_warm = EllipsoidWarmStart::<f32, 3>::default();
+    let sdf_method = EllipsoidMethod::<f32>::distance();
+    let mut last_gripper: Option<(V3, f64)> = None;
+    defmt::println!("narrowphase firmware demo: {=usize} pairs x {=usize} ticks, f32, {}", pairs.len(), TICKS, budget);
 
     for k in 0..TICKS {
         let s = k as f64 / (TICKS - 1) as f64;
@@ -295,13 +312,73 @@ fn run() -> bool {
                 defmt::println!("poly200/ball warm GJK, hints {} / {}: {}", caches[4].hint_a, caches[4].hint_b, o);
             }
         }
+        // The gripper and the ball through their SDFs: the ellipsoid method,
+        // warm-started with the motion since the last tick.
+        {
+            let p = &mut pairs[5];
+            let (c, yaw) = (V3::new(-0.2 + 1.0 * s, 0.0, 0.30), 0.5 * libm::sin(3.0 * s));
+            let g = pose32(c, &Rotation3::from_axis_angle(&Vector3::z_axis(), yaw));
+            if let Some((c0, yaw0)) = last_gripper {
+                // Points of the gripper move by at most |Δc| + |Δyaw|·radius.
+                let r = libm::sqrt(0.04 * 0.04 + 0.06 * 0.06 + 0.02 * 0.02);
+                let dc = c - c0;
+                sdf_warm.moved((libm::sqrt(dc.dot(&dc)) + libm::fabs(yaw - yaw0) * r) as f32);
+            }
+            last_gripper = Some((c, yaw));
+            let exact = truth::sphere_box(&ball_at.translation.vector.cast(), 0.05, &g, &half(&gripper));
+            let o = sdf_method.solve(&Placed::new(gripper, g), &Placed::new(ball, ball_at), &mut sdf_warm);
+            match (&o, o.is_colliding()) {
+                (EllipsoidMethodOutcome::Separated(c), Some(false)) => {
+                    p.check(k, "ellipsoid method distance", c.signed_distance(), exact, tol_f32(1.0));
+                    p.min_distance = p.min_distance.min(c.signed_distance());
+                    p.warm_iterations += c.iterations;
+                    let (lo, hi) = (2.0 * c.bounds.lower as f64, 2.0 * c.bounds.upper as f64);
+                    if !(lo - slack_f32(1.0) <= exact && exact <= hi + slack_f32(1.0)) {
+                        p.fail(k, "exact distance outside the ellipsoid method's certified bounds");
+                    }
+                }
+                (_, Some(hit)) => {
+                    p.checks += 1;
+                    if exact.abs() > tol_f32(1.0) && hit != (exact < 0.0) {
+                        p.fail(k, "ellipsoid method's collision flag vs the closed form");
+                    }
+                }
+                (_, None) => p.fail(k, "ellipsoid method undetermined"),
+            }
+            if report {
+                defmt::println!("gripper/ball ellipsoid method: {}", o);
+            }
+        }
+        // An ellipsoid sliding along the x axis of a superquadric fixture.
+        {
+            let p = &mut pairs[6];
+            let x = 0.3 - 0.2 * s;
+            let (fixture, slider) =
+                (pose32(V3::zeros(), &Rotation3::identity()), pose32(V3::new(x, 0.0, 0.0), &Rotation3::identity()));
+            let x = slider.translation.vector.x as f64;
+            let exact = x / (0.12 + 0.05);
+            let o = ellipsoid_superquadric(&sq, &fixture, &ell, &slider, &budget, Mode::Margin);
+            match &o {
+                MinkowskiOutcome::Separated(h) | MinkowskiOutcome::Colliding(h) => {
+                    p.check(k, "superquadric margin", h.margin, exact, tol_f32(1.0));
+                    if libm::fabs(exact - 1.0) > tol_f32(1.0) && o.is_colliding() != Some(exact < 1.0) {
+                        p.fail(k, "superquadric collision flag vs the closed form");
+                    }
+                    p.min_distance = p.min_distance.min(h.margin);
+                }
+                MinkowskiOutcome::Undetermined { .. } => p.fail(k, "superquadric checker undetermined"),
+            }
+            if report {
+                defmt::println!("superquadric/ellipsoid margin: {}", o);
+            }
+        }
     }
 
     defmt::println!("summary over {=usize} ticks:", TICKS);
     let (mut checks, mut failures) = (0, 0);
     for p in &pairs {
         defmt::println!(
-            "  {=str}: {=u32} checks, {=u32} failed, max |error| {=f64} m, min distance {=f32} m, GJK iterations warm {=u32} / cold {=u32}",
+            "  {=str}: {=u32} checks, {=u32} failed, max |error| {=f64}, min distance (margin) {=f32}, iterations warm {=u32} / cold {=u32}",
             p.name,
             p.checks,
             p.failures,
