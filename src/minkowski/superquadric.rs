@@ -83,22 +83,33 @@ const SLOW_PROGRESS: u32 = 16;
 /// into a certified answer.
 const MAX_POLISH: u32 = 2;
 
-/// `(spow(t, k), k·|t|^(k−1))` with `|t|` floored at `floor` in the derivative.
-#[inline(always)]
-fn spow_d<R: Real>(t: R, k: R, floor: R) -> (R, R) {
-    let a = max(t.abs_(), floor);
-    (signed_pow(t, k), k * nalgebra::ComplexField::powf(a, k - R::ONE))
+/// The powers one evaluation needs of `t = cos` or `sin` of an angle, from a
+/// single `powf`: the surface factor `spow(t, ε)`, the gradient factor
+/// `spow(t, 2 − ε) = t·|t|/|t|^ε`, and their derivatives in `t`,
+/// `ε|t|^(ε−1)` and `(2 − ε)|t|^(1−ε)`, with `|t|` floored at `floor` there
+/// (the derivatives are infinite at `t = 0` for one of the two exponents).
+#[derive(Clone, Copy)]
+struct Pw<R> {
+    x: R,
+    dx: R,
+    g: R,
+    dg: R,
 }
 
-/// `‖(x, y)‖_p` for `x, y ≥ 0`, scaled so that no power overflows.
-#[inline]
-fn lp2<R: Real>(x: R, y: R, p: R) -> R {
-    let m = max(x, y);
-    if !(m > R::ZERO) {
-        return R::ZERO;
+#[inline(always)]
+fn powers<R: Real>(t: R, e: R, floor: R) -> Pw<R> {
+    let at = t.abs_();
+    let k = R::TWO - e;
+    let sgn = if t < R::ZERO { -R::ONE } else { R::ONE };
+    if at > floor {
+        let p = nalgebra::ComplexField::powf(at, e);
+        Pw { x: sgn * p, dx: e * p / at, g: sgn * at * at / p, dg: k * at / p }
+    } else {
+        let pf = nalgebra::ComplexField::powf(floor, e);
+        let p = if at > R::ZERO { nalgebra::ComplexField::powf(at, e) } else { R::ZERO };
+        let g = if p > R::ZERO { sgn * at * at / p } else { R::ZERO };
+        Pw { x: sgn * p, dx: e * pf / floor, g, dg: k * floor / pf }
     }
-    let pw = |t: R| nalgebra::ComplexField::powf(t, p);
-    m * nalgebra::ComplexField::powf(pw(x / m) + pw(y / m), R::ONE / p)
 }
 
 /// One evaluation of the boundary point and its Jacobian, in the local frame.
@@ -276,27 +287,28 @@ struct Sq3<R: Real> {
 
 impl<R: Real> Sq3<R> {
     fn eval(&self, eta: R, omega: R) -> Eval<R, 3> {
-        let (se, ce) = (eta.sin(), eta.cos());
-        let (sw, cw) = (omega.sin(), omega.cos());
-        let (e1, e2, f) = (self.e1, self.e2, self.floor);
-        let (k1, k2) = (R::TWO - e1, R::TWO - e2);
+        let (se, ce) = nalgebra::ComplexField::sin_cos(eta);
+        let (sw, cw) = nalgebra::ComplexField::sin_cos(omega);
+        self.eval_cs(&[ce, se, cw, sw])
+    }
+
+    /// Evaluation from `[cos η, sin η, cos ω, sin ω]`.
+    fn eval_cs(&self, cs: &[R; 4]) -> Eval<R, 3> {
+        let [ce, se, cw, sw] = *cs;
+        let f = self.floor;
         let a = &self.a;
+        let pe_c = powers(ce, self.e1, f);
+        let pe_s = powers(se, self.e1, f);
+        let pw_c = powers(cw, self.e2, f);
+        let pw_s = powers(sw, self.e2, f);
         // Surface point, Eq. 10, and its partial derivatives.
-        let (ca, dca) = spow_d(ce, e1, f);
-        let (sa, dsa) = spow_d(se, e1, f);
-        let (cb, dcb) = spow_d(cw, e2, f);
-        let (sb, dsb) = spow_d(sw, e2, f);
-        let x_a = Vec3::new(a.x * ca * cb, a.y * ca * sb, a.z * sa);
-        let xa_eta = Vec3::new(-a.x * dca * se * cb, -a.y * dca * se * sb, a.z * dsa * ce);
-        let xa_om = Vec3::new(-a.x * ca * dcb * sw, a.y * ca * dsb * cw, R::ZERO);
+        let x_a = Vec3::new(a.x * pe_c.x * pw_c.x, a.y * pe_c.x * pw_s.x, a.z * pe_s.x);
+        let xa_eta = Vec3::new(-a.x * pe_c.dx * se * pw_c.x, -a.y * pe_c.dx * se * pw_s.x, a.z * pe_s.dx * ce);
+        let xa_om = Vec3::new(-a.x * pe_c.x * pw_c.dx * sw, a.y * pe_c.x * pw_s.dx * cw, R::ZERO);
         // Gradient, Eq. 12 (without the constant 2/ε1), and its derivatives.
-        let (cg, dcg) = spow_d(ce, k1, f);
-        let (sg, dsg) = spow_d(se, k1, f);
-        let (ch, dch) = spow_d(cw, k2, f);
-        let (sh, dsh) = spow_d(sw, k2, f);
-        let g = Vec3::new(cg * ch / a.x, cg * sh / a.y, sg / a.z);
-        let g_eta = Vec3::new(-dcg * se * ch / a.x, -dcg * se * sh / a.y, dsg * ce / a.z);
-        let g_om = Vec3::new(-cg * dch * sw / a.x, cg * dsh * cw / a.y, R::ZERO);
+        let g = Vec3::new(pe_c.g * pw_c.g / a.x, pe_c.g * pw_s.g / a.y, pe_s.g / a.z);
+        let g_eta = Vec3::new(-pe_c.dg * se * pw_c.g / a.x, -pe_c.dg * se * pw_s.g / a.y, pe_s.dg * ce / a.z);
+        let g_om = Vec3::new(-pe_c.g * pw_c.dg * sw / a.x, pe_c.g * pw_s.dg * cw / a.y, R::ZERO);
         // Ellipsoid support in direction g: B²g/|Bg| (Eq. 6 with r cancelled).
         let w = self.m * g;
         let q = g.dot(&w);
@@ -364,7 +376,7 @@ pub fn ellipsoid_superquadric<R: Real>(
 
     if !(p_norm > R::ZERO) {
         // Coincident centres: p₀ = 0 is inside K.
-        let ev = sq.eval(R::ZERO, R::ZERO);
+        let ev = sq.eval_cs(&[R::ONE, R::ZERO, R::ONE, R::ZERO]);
         let c = certify(&pb, &ev);
         let mut h = hit(&pb, &ev, &c, &frame, 1, true);
         h.margin = R::ZERO;
@@ -376,30 +388,34 @@ pub fn ellipsoid_superquadric<R: Real>(
     let v = pb.dir.cross(&u);
 
     // First guess: the angles of p₀ seen from the superquadric.
-    let (mut eta, mut omega) = first_guess3(superquadric, &p);
-    let mut ev = sq.eval(eta, omega);
+    let mut cs = first_guess3(superquadric, &p);
+    let mut ev = sq.eval_cs(&cs);
     let mut phi = objective(&pb, &ev);
     let mut iterations = 1u32;
+    let mut polish = 0u32;
+    if let Some(out) = settle(&pb, &ev, &frame, mode, iterations, &mut polish) {
+        return out;
+    }
     let cap = budget.max_iterations.max(1);
-    if cap > 1 && (mode == Mode::Margin || matches!(certify(&pb, &ev).verdict, Verdict::Open)) {
+    if cap > 1 {
         // One fixed-point step for the ellipsoid's offset: x_a = L·p̂ − s_E(n).
         let s_e = ev.x_eb - ev.x_a;
         let target = pb.dir * norm(&ev.x_eb) - s_e;
         let a = superquadric.semi_axes();
-        let (ge, go) = angles_for(&Vec3::new(target.x / a.x, target.y / a.y, target.z / a.z), e1, e2);
-        let cand = sq.eval(ge, go);
+        let cand_cs = cs_for(&Vec3::new(target.x / a.x, target.y / a.y, target.z / a.z), e1, e2);
+        let cand = sq.eval_cs(&cand_cs);
         iterations += 1;
         let cand_phi = objective(&pb, &cand);
         if cand_phi < phi {
-            (eta, omega, ev, phi) = (ge, go, cand, cand_phi);
+            (cs, ev, phi) = (cand_cs, cand, cand_phi);
         }
     }
+    let (mut eta, mut omega) = angles(&cs);
     let mut mu = R::ZERO;
     let mut rejects = 0u32;
     let mut restarts = 0u32;
     let mut since_restart = 0u32;
     let mut radius = R::HALF;
-    let mut polish = 0u32;
     loop {
         if let Some(out) = settle(&pb, &ev, &frame, mode, iterations, &mut polish) {
             return out;
@@ -541,27 +557,45 @@ fn wrap<R: Real>(x: R) -> R {
     }
 }
 
-/// The `(η, ω)` whose surface point lies on the ray through `p`.
-fn first_guess3<R: Real>(sq: &Superquadric<R>, p: &Vec3<R>) -> (R, R) {
+/// `[cos η, sin η, cos ω, sin ω]` of the surface point on the ray through `p`.
+fn first_guess3<R: Real>(sq: &Superquadric<R>, p: &Vec3<R>) -> [R; 4] {
     let a = sq.semi_axes();
     let (e1, e2) = sq.exponents();
-    angles_for(&Vec3::new(p.x / a.x, p.y / a.y, p.z / a.z), e1, e2)
+    cs_for(&Vec3::new(p.x / a.x, p.y / a.y, p.z / a.z), e1, e2)
 }
 
-/// The `(η, ω)` with `(cos^k1 η cos^k2 ω, cos^k1 η sin^k2 ω, sin^k1 η) ∥ u`
-/// (signed powers): the angles of a surface point (`k = ε`) or of a normal
-/// (`k = 2 − ε`, `u = a ∘ n`).
-fn angles_for<R: Real>(u: &Vec3<R>, k1: R, k2: R) -> (R, R) {
+/// `[cos η, sin η, cos ω, sin ω]` with
+/// `(cos^k1 η cos^k2 ω, cos^k1 η sin^k2 ω, sin^k1 η) ∥ u` (signed powers):
+/// the angles of a surface point (`k = ε`) or of a normal (`k = 2 − ε`,
+/// `u = a ∘ n`), without trigonometry.
+fn cs_for<R: Real>(u: &Vec3<R>, k1: R, k2: R) -> [R; 4] {
+    let fallback = [R::ONE, R::ZERO, R::ONE, R::ZERO];
     let m = max(max(u.x.abs_(), u.y.abs_()), u.z.abs_());
     if !(m > R::ZERO) || !m.finite() {
-        return (R::ZERO, R::ZERO);
+        return fallback;
     }
     let u = u / m;
-    // |cos η|^k1 = ‖(x, y)‖_{2/k2}; tan ω from (y/x)^(1/k2).
-    let rxy = lp2(u.x.abs_(), u.y.abs_(), R::TWO / k2);
-    let omega = RealField::atan2(signed_pow(u.y, R::ONE / k2), signed_pow(u.x, R::ONE / k2));
-    let eta = RealField::atan2(signed_pow(u.z, R::ONE / k1), signed_pow(rxy, R::ONE / k1));
-    (if eta.finite() { eta } else { R::ZERO }, if omega.finite() { omega } else { R::ZERO })
+    // (cos ω, sin ω) ∝ (x^(1/k2), y^(1/k2)) =: (cw, sw), and
+    // |cos η|^k1 ∝ ‖(x, y)‖_{2/k2} = |(cw, sw)|^k2, so cos η ∝ |(cw, sw)|^(k2/k1):
+    // four powers in all (the ratios are at most 1: nothing overflows).
+    let (inv1, inv2) = (R::ONE / k1, R::ONE / k2);
+    let (cw, sw) = (signed_pow(u.x, inv2), signed_pow(u.y, inv2));
+    let nw = Real::sqrt(cw * cw + sw * sw);
+    let (ce, se) = (signed_pow(nw, k2 * inv1), signed_pow(u.z, inv1));
+    let ne = Real::sqrt(ce * ce + se * se);
+    let out = if nw > R::ZERO { [ce / ne, se / ne, cw / nw, sw / nw] } else { [ce / ne, se / ne, R::ONE, R::ZERO] };
+    if out.iter().all(|c| c.finite()) {
+        out
+    } else {
+        fallback
+    }
+}
+
+/// The angles `(η, ω)` of `[cos η, sin η, cos ω, sin ω]`.
+#[inline]
+fn angles<R: Real>(cs: &[R; 4]) -> (R, R) {
+    let [ce, se, cw, sw] = *cs;
+    (RealField::atan2(se, ce), RealField::atan2(sw, cw))
 }
 
 /// Best start of a coarse grid: the first restart samples the boundary by
@@ -579,7 +613,7 @@ fn grid_start3<R: Real>(sq: &Sq3<R>, pb: &Problem<R, 3>, restart: u32) -> (R, R)
             let (eta, omega) = if restart <= 1 {
                 let (lat, lon) = (R::lit(lat), R::lit(lon));
                 let n = Vec3::new(lat.cos() * lon.cos(), lat.cos() * lon.sin(), lat.sin());
-                angles_for(&sq.a.component_mul(&n), k1, k2)
+                angles(&cs_for(&sq.a.component_mul(&n), k1, k2))
             } else {
                 (R::lit(lat), R::lit(lon))
             };
@@ -604,18 +638,18 @@ struct Se2<R: Real> {
 
 impl<R: Real> Se2<R> {
     fn eval(&self, theta: R) -> Eval<R, 2> {
-        let (s, c) = (theta.sin(), theta.cos());
-        let (e, f) = (self.e, self.floor);
-        let k = R::TWO - e;
+        let (s, c) = nalgebra::ComplexField::sin_cos(theta);
+        self.eval_cs(c, s)
+    }
+
+    fn eval_cs(&self, c: R, s: R) -> Eval<R, 2> {
         let a = &self.a;
-        let (ca, dca) = spow_d(c, e, f);
-        let (sa, dsa) = spow_d(s, e, f);
-        let x_a = Vector2::new(a.x * ca, a.y * sa);
-        let dx_a = Vector2::new(-a.x * dca * s, a.y * dsa * c);
-        let (cg, dcg) = spow_d(c, k, f);
-        let (sg, dsg) = spow_d(s, k, f);
-        let g = Vector2::new(cg / a.x, sg / a.y);
-        let dg = Vector2::new(-dcg * s / a.x, dsg * c / a.y);
+        let pc = powers(c, self.e, self.floor);
+        let ps = powers(s, self.e, self.floor);
+        let x_a = Vector2::new(a.x * pc.x, a.y * ps.x);
+        let dx_a = Vector2::new(-a.x * pc.dx * s, a.y * ps.dx * c);
+        let g = Vector2::new(pc.g / a.x, ps.g / a.y);
+        let dg = Vector2::new(-pc.dg * s / a.x, ps.dg * c / a.y);
         let w = self.m * g;
         let q = g.dot(&w);
         let sq = Real::sqrt(q);
@@ -684,7 +718,7 @@ pub fn ellipse_superellipse<R: Real>(
     let mut pb =
         Problem { p, p_norm, dir: Vector2::x(), rho: superellipse.inradius_lower_bound() + min(b.x, b.y), tol };
     if !(p_norm > R::ZERO) {
-        let ev = se.eval(R::ZERO);
+        let ev = se.eval_cs(R::ONE, R::ZERO);
         let c = certify(&pb, &ev);
         let mut h = hit(&pb, &ev, &c, &frame, 1, true);
         h.margin = R::ZERO;
@@ -697,17 +731,20 @@ pub fn ellipse_superellipse<R: Real>(
     let (ux, uy) = (p.x / a.x, p.y / a.y);
     let um = max(ux.abs_(), uy.abs_());
     let inv_e = R::ONE / superellipse.exponent();
-    let mut theta = RealField::atan2(signed_pow(uy / um, inv_e), signed_pow(ux / um, inv_e));
-    if !theta.finite() {
-        theta = R::ZERO;
+    let (mut c0, mut s0) = (signed_pow(ux / um, inv_e), signed_pow(uy / um, inv_e));
+    let n0 = Real::sqrt(c0 * c0 + s0 * s0);
+    (c0, s0) = (c0 / n0, s0 / n0);
+    if !c0.finite() || !s0.finite() {
+        (c0, s0) = (R::ONE, R::ZERO);
     }
-    let mut ev = se.eval(theta);
+    let mut ev = se.eval_cs(c0, s0);
     let mut iterations = 1u32;
     let mut polish = 0u32;
     let cap = budget.max_iterations.max(1);
     if let Some(out) = settle(&pb, &ev, &frame, mode, iterations, &mut polish) {
         return out;
     }
+    let mut theta = RealField::atan2(s0, c0);
     // Bracket: δ decreases through its root; step towards it by π/8.
     let (mut delta, mut slope) = angle2(&pb, &ev);
     let h = R::pi() * R::lit(0.125);

@@ -137,6 +137,7 @@ pub struct Superquadric<R: Real> {
     q2: R,
     radius: R,
     min_axis: R,
+    inradius: R,
 }
 
 impl<R: Real> Superquadric<R> {
@@ -150,6 +151,10 @@ impl<R: Real> Superquadric<R> {
         let min_axis = min(min(semi_axes.x, semi_axes.y), semi_axes.z);
         let c = l2_over_lp(e1) * l2_over_lp(e2);
         let radius = min(max_axis * c, crate::math::norm(&semi_axes));
+        // ‖u‖_p ≤ 2^max(0, 1/p − 1/2)|u|₂ and 1/p − 1/2 = (ε − 1)/2.
+        let k1 = max(R::ZERO, (e1 - R::ONE) * R::HALF);
+        let k2 = max(R::ZERO, (e2 - R::ONE) * R::HALF);
+        let inradius = min_axis / (pow_abs(R::TWO, k1) * pow_abs(R::TWO, k2));
         Ok(Self {
             semi_axes,
             e1,
@@ -160,6 +165,7 @@ impl<R: Real> Superquadric<R> {
             q2: R::TWO / (R::TWO - e2),
             radius,
             min_axis,
+            inradius,
         })
     }
     /// The semi-axes.
@@ -232,10 +238,7 @@ impl<R: Real> Superquadric<R> {
     /// inside the body): `min axis / (c(ε1)·c(ε2))`, where `c(ε)` bounds the
     /// ratio of the `ℓ_{2/ε}` norm to the Euclidean one.
     pub fn inradius_lower_bound(&self) -> R {
-        // ‖u‖_p ≤ 2^max(0, 1/p − 1/2)|u|₂ and 1/p − 1/2 = (ε − 1)/2.
-        let k1 = max(R::ZERO, (self.e1 - R::ONE) * R::HALF);
-        let k2 = max(R::ZERO, (self.e2 - R::ONE) * R::HALF);
-        self.min_axis / (pow_abs(R::TWO, k1) * pow_abs(R::TWO, k2))
+        self.inradius
     }
 }
 
