@@ -7,6 +7,7 @@
 //! cargo xtask fw tests m4f|m7|v6m    on-target checks, numbers compared with the host's
 //! cargo xtask fw stack [--update]    stack high-water marks vs firmware/stack.toml
 //! cargo xtask fw no-alloc | vsqrt    symbol and disassembly checks of the release ELFs
+//! cargo xtask fw frames              per-function stack frames (nightly -Z emit-stack-sizes)
 //! ```
 //! The `fw-*` steps of `cargo xtask test` call these.
 
@@ -128,6 +129,17 @@ pub fn setup_tools() -> Result {
     } else {
         run(cargo().args(["install", "defmt-print", "--locked"]))?;
     }
+    // `fw frames` builds with nightly (-Z emit-stack-sizes) for the target.
+    let toolchains = capture(Command::new("rustup").args(["toolchain", "list"])).unwrap_or_default();
+    if toolchains.lines().any(|l| l.starts_with("nightly")) {
+        let t = capture(Command::new("rustup").args(["target", "list", "--installed", "--toolchain", "nightly"]))
+            .unwrap_or_default();
+        if t.lines().any(|l| l == THUMBV7EM) {
+            println!("setup: nightly target {THUMBV7EM} present");
+        } else {
+            run(Command::new("rustup").args(["target", "add", THUMBV7EM, "--toolchain", "nightly"]))?;
+        }
+    }
     let components = capture(Command::new("rustup").args(["component", "list", "--installed"])).unwrap_or_default();
     if components.lines().any(|l| l.starts_with("llvm-tools")) {
         println!("setup: llvm-tools present");
@@ -177,7 +189,9 @@ pub fn test_steps() -> Vec<Step> {
 pub fn fw(args: &[String]) -> Result {
     let (sub, rest) = match args.split_first() {
         Some((s, r)) => (s.as_str(), r),
-        None => return Err(Failure::usage("fw needs a check: tests m4f|m7|v6m, stack, icount, no-alloc, vsqrt")),
+        None => {
+            return Err(Failure::usage("fw needs a check: tests m4f|m7|v6m, stack, icount, no-alloc, vsqrt, frames"))
+        }
     };
     let update = rest.iter().any(|a| a == "--update");
     match sub {
@@ -193,6 +207,7 @@ pub fn fw(args: &[String]) -> Result {
         "icount" => icount(update, rest.iter().any(|a| a == "--verbose")),
         "no-alloc" => no_alloc(),
         "vsqrt" => vsqrt(),
+        "frames" => frames(),
         other => Err(Failure::usage(format!("unknown fw check `{other}`"))),
     }
 }
@@ -676,4 +691,53 @@ fn print_icount(fresh: &Table, stored: Option<&Table>) -> Vec<String> {
         }
     }
     bad
+}
+
+// ---------------------------------------------------------------------------
+// Per-function stack frames
+
+/// `cargo xtask fw frames`: the stack binary built with nightly's
+/// `-Z emit-stack-sizes` (its own target dir), frames from
+/// `llvm-readobj --stack-sizes`, largest first. The kernel's functions are
+/// marked `*`; inlined callees count in their caller's frame.
+fn frames() -> Result {
+    let mut c = super::cargo_nightly();
+    c.current_dir(FW).args([
+        "rustc",
+        "--release",
+        "--bin",
+        "stack",
+        "--target",
+        THUMBV7EM,
+        "--target-dir",
+        "target/stack-sizes",
+        "--",
+        "-Z",
+        "emit-stack-sizes",
+    ]);
+    run(&mut c)?;
+    let e = Path::new(FW).join("target/stack-sizes").join(THUMBV7EM).join("release/stack");
+    let out = capture(llvm_tool("llvm-readobj").args(["--stack-sizes", "--demangle"]).arg(&e))
+        .ok_or_else(|| Failure::new("llvm-readobj failed (rustup component add llvm-tools)"))?;
+    let mut frames: Vec<(u64, String)> = Vec::new();
+    let mut name = None;
+    for l in out.lines() {
+        let l = l.trim();
+        if let Some(n) = l.strip_prefix("Functions: [").and_then(|n| n.strip_suffix(']')) {
+            name = Some(n.to_string());
+        } else if let (Some(size), Some(n)) = (l.strip_prefix("Size: 0x"), name.take()) {
+            frames.push((u64::from_str_radix(size, 16).unwrap_or(0), n));
+        }
+    }
+    if frames.is_empty() {
+        return Err(Failure::new("no .stack_sizes entries in the ELF"));
+    }
+    frames.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    println!("{:>7}  function (* = narrowphase)", "bytes");
+    for (size, n) in &frames {
+        let kernel = n.trim_start_matches('<').starts_with("narrowphase::");
+        let mark = if kernel { '*' } else { ' ' };
+        println!("{size:>7} {mark} {n}");
+    }
+    Ok(())
 }
