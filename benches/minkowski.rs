@@ -28,6 +28,8 @@
 //!
 //! ```text
 //! cargo bench --features std --bench minkowski -- --warm-up-time 1 --measurement-time 3
+//! # interleaved rounds, medians and ratios (robust on a loaded machine):
+//! MINKOWSKI_PAIRED=101 cargo bench --features std --bench minkowski
 //! ```
 
 use std::hint::black_box;
@@ -196,73 +198,76 @@ fn bench(c: &mut Criterion) {
             report("asc f32", &exact, &asc32);
         }
 
-        let mut g = c.benchmark_group(format!("{wl}_hit"));
-        g.bench_function("exact", |bn| {
-            bn.iter(|| {
-                for p in &poses {
-                    black_box(ellipsoid_superquadric(fixed, &id, &eb, black_box(p), &budget, Mode::Decide));
-                }
-            })
-        });
-        g.bench_function("exact_f32", |bn| {
-            let b32 = Budget::default();
-            bn.iter(|| {
-                for p in &poses32 {
-                    black_box(ellipsoid_superquadric(
-                        fixed32,
-                        &Pose::identity(),
-                        &eb32,
-                        black_box(p),
-                        &b32,
-                        Mode::Decide,
-                    ));
-                }
-            })
-        });
-        g.bench_function("exact_margin", |bn| {
-            bn.iter(|| {
-                for p in &poses {
-                    black_box(ellipsoid_superquadric(fixed, &id, &eb, black_box(p), &budget, Mode::Margin));
-                }
-            })
-        });
+        let b32 = Budget::default();
+        let id32 = Pose::<f32>::identity();
+        let a_sm = Placed::new(*fixed, id);
+        let a_m: Vec<_> = polys.iter().map(|poly| Placed::new(*poly, id)).collect();
+        let mut cases: Vec<Case> = vec![
+            (
+                "exact".into(),
+                Box::new(|| {
+                    for p in &poses {
+                        black_box(ellipsoid_superquadric(fixed, &id, &eb, black_box(p), &budget, Mode::Decide));
+                    }
+                }),
+            ),
+            (
+                "exact_f32".into(),
+                Box::new(|| {
+                    for p in &poses32 {
+                        black_box(ellipsoid_superquadric(fixed32, &id32, &eb32, black_box(p), &b32, Mode::Decide));
+                    }
+                }),
+            ),
+            (
+                "exact_margin".into(),
+                Box::new(|| {
+                    for p in &poses {
+                        black_box(ellipsoid_superquadric(fixed, &id, &eb, black_box(p), &budget, Mode::Margin));
+                    }
+                }),
+            ),
+            (
+                "gjk_sm".into(),
+                Box::new(|| {
+                    for p in &poses {
+                        let mut cache = GjkCache::default();
+                        black_box(gjk::intersect(&a_sm, &Placed::new(eb, *black_box(p)), &budget, &mut cache));
+                    }
+                }),
+            ),
+        ];
+        for (k, a) in a_m.iter().enumerate() {
+            let poses = &poses;
+            cases.push((
+                format!("gjk_mesh{}", [25, 100][k]),
+                Box::new(move || {
+                    for p in poses {
+                        let mut cache = GjkCache::default();
+                        black_box(gjk::intersect(a, &Placed::new(eb, *black_box(p)), &budget, &mut cache));
+                    }
+                }),
+            ));
+        }
         if wl == "ee3" {
-            g.bench_function("asc", |bn| {
-                bn.iter(|| {
+            cases.push((
+                "asc".into(),
+                Box::new(|| {
                     for p in &poses {
                         black_box(ellipsoids(&ea, &id, &eb, black_box(p)));
                     }
-                })
-            });
-            g.bench_function("asc_f32", |bn| {
-                bn.iter(|| {
+                }),
+            ));
+            cases.push((
+                "asc_f32".into(),
+                Box::new(|| {
                     for p in &poses32 {
-                        black_box(ellipsoids(&ea32, &Pose::identity(), &eb32, black_box(p)));
+                        black_box(ellipsoids(&ea32, &id32, &eb32, black_box(p)));
                     }
-                })
-            });
+                }),
+            ));
         }
-        g.bench_function("gjk_sm", |bn| {
-            let a = Placed::new(*fixed, id);
-            bn.iter(|| {
-                for p in &poses {
-                    let mut cache = GjkCache::default();
-                    black_box(gjk::intersect(&a, &Placed::new(eb, *black_box(p)), &budget, &mut cache));
-                }
-            })
-        });
-        for (k, poly) in polys.iter().enumerate() {
-            g.bench_function(format!("gjk_mesh{}", [25, 100][k]), |bn| {
-                let a = Placed::new(*poly, id);
-                bn.iter(|| {
-                    for p in &poses {
-                        let mut cache = GjkCache::default();
-                        black_box(gjk::intersect(&a, &Placed::new(eb, *black_box(p)), &budget, &mut cache));
-                    }
-                })
-            });
-        }
-        g.finish();
+        run_cases(c, &format!("{wl}_hit"), &cases);
     }
 
     // ------------------------------------------------------------ 2D ----
@@ -298,41 +303,85 @@ fn bench(c: &mut Criterion) {
                 poses.iter().map(|(_, p3)| gjk_hit(&Placed::new(&prism_a, id), &Placed::new(&prism_b, *p3))).collect();
             report("gjk support maps (prisms)", &exact, &sm);
         }
-        let mut g = c.benchmark_group(format!("{wl}_hit"));
-        g.bench_function("exact", |bn| {
-            bn.iter(|| {
-                for (p2, _) in &poses {
-                    black_box(ellipse_superellipse(
-                        fixed,
-                        &Pose2::identity(),
-                        &e2b,
-                        black_box(p2),
-                        &budget,
-                        Mode::Decide,
-                    ));
-                }
-            })
-        });
+        let a_m = Placed::new(poly, id);
+        let mut cases: Vec<Case> = vec![
+            (
+                "exact".into(),
+                Box::new(|| {
+                    for (p2, _) in &poses {
+                        black_box(ellipse_superellipse(
+                            fixed,
+                            &Pose2::identity(),
+                            &e2b,
+                            black_box(p2),
+                            &budget,
+                            Mode::Decide,
+                        ));
+                    }
+                }),
+            ),
+            (
+                "gjk_mesh50".into(),
+                Box::new(|| {
+                    for (_, p3) in &poses {
+                        let mut cache = GjkCache::default();
+                        black_box(gjk::intersect(&a_m, &Placed::new(&prism_b, *black_box(p3)), &budget, &mut cache));
+                    }
+                }),
+            ),
+        ];
         if wl == "ee2" {
-            g.bench_function("asc", |bn| {
-                bn.iter(|| {
+            cases.push((
+                "asc".into(),
+                Box::new(|| {
                     for (p2, _) in &poses {
                         black_box(ellipses(&e2a, &Pose2::identity(), &e2b, black_box(p2)));
                     }
-                })
-            });
+                }),
+            ));
         }
-        g.bench_function("gjk_mesh50", |bn| {
-            let a = Placed::new(poly, id);
-            bn.iter(|| {
-                for (_, p3) in &poses {
-                    let mut cache = GjkCache::default();
-                    black_box(gjk::intersect(&a, &Placed::new(&prism_b, *black_box(p3)), &budget, &mut cache));
-                }
-            })
-        });
-        g.finish();
+        run_cases(c, &format!("{wl}_hit"), &cases);
     }
+}
+
+/// A named case: one call runs every pose once.
+type Case<'a> = (String, Box<dyn Fn() + 'a>);
+
+/// Criterion, or with `MINKOWSKI_PAIRED=R` interleaved rounds: every case
+/// once per round, `R` rounds, medians per query and ratios to the first
+/// GJK mesh case (robust on a loaded machine: the load hits every case of a
+/// round alike).
+fn run_cases(c: &mut Criterion, group: &str, cases: &[Case]) {
+    if let Some(rounds) = std::env::var("MINKOWSKI_PAIRED").ok().and_then(|r| r.parse::<usize>().ok()) {
+        let mut times = vec![Vec::with_capacity(rounds); cases.len()];
+        for _ in 0..rounds {
+            for (k, (_, f)) in cases.iter().enumerate() {
+                let t = std::time::Instant::now();
+                f();
+                times[k].push(t.elapsed().as_secs_f64() * 1e9 / POSES as f64);
+            }
+        }
+        let med: Vec<f64> = times
+            .iter_mut()
+            .map(|v| {
+                v.sort_by(f64::total_cmp);
+                v[v.len() / 2]
+            })
+            .collect();
+        let base = |name: &str| cases.iter().position(|(n, _)| n == name).map(|k| med[k]);
+        println!("\n{group} (paired, {rounds} rounds, median ns per query):");
+        for (k, (name, _)) in cases.iter().enumerate() {
+            let r25 = base("gjk_mesh25").or(base("gjk_mesh50")).map_or(f64::NAN, |b| med[k] / b);
+            let r100 = base("gjk_mesh100").map_or(f64::NAN, |b| med[k] / b);
+            println!("  {name:<14} {:9.1} ns   ×coarse mesh {r25:5.2}   ×mesh100 {r100:5.2}", med[k]);
+        }
+        return;
+    }
+    let mut g = c.benchmark_group(group);
+    for (name, f) in cases {
+        g.bench_function(name.as_str(), |bn| bn.iter(f));
+    }
+    g.finish();
 }
 
 criterion_group! {
