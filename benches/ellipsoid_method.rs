@@ -34,8 +34,11 @@
 //!    ratio ellipsoid / GJK (same precision).
 //! 3. Warm vs cold on trajectories of small motions: ellipsoid `distance()`
 //!    cold vs warm (`warm.moved(|Δt| + |Δθ|·ρ)` summed over both bodies, ρ the
-//!    largest distance of a body point from its pose origin), with our GJK
-//!    `distance` cold vs warm (`GjkCache`) beside it.
+//!    largest distance of a body point from its pose origin), and a cold
+//!    start that keeps the previous face hints ("hints"), with our GJK
+//!    `distance` cold vs warm (`GjkCache`) beside it; the variants
+//!    interleaved pass by pass. The worst warm/cold disagreement is printed
+//!    with each run's certificate checked at the other run's optimum.
 //! 4. Iterations (mean / max), `Undetermined` answers (must be 0), flag
 //!    agreement with GJK outside |s| < 1e-6, and distance sanity (exact SDFs:
 //!    `2φ` equals the GJK distance; lower bounds: never above it).
@@ -344,19 +347,32 @@ fn time_instances(idx: &[usize], probes: &mut [Probe<'_>], kn: &Knobs) -> Vec<Ve
     best
 }
 
-/// ns per query: the fastest of `samples` passes of `run` over every
-/// trajectory in order.
-fn time_passes<T>(traj: &[Vec<T>], samples: usize, run: &mut dyn FnMut(&[T])) -> f64 {
+/// One pass over a trajectory.
+type Pass<'a, T> = Box<dyn FnMut(&[T]) + 'a>;
+
+/// ns per query of each variant: the fastest of `samples` passes over
+/// every trajectory in order, the variants interleaved pass by pass.
+fn time_passes<T>(traj: &[Vec<T>], samples: usize, variants: &mut [Pass<'_, T>]) -> Vec<f64> {
     let frames: usize = traj.iter().map(Vec::len).sum();
-    let mut best = f64::INFINITY;
+    let mut best = vec![f64::INFINITY; variants.len()];
     for _ in 0..samples {
-        let t = Instant::now();
-        for tr in traj {
-            run(tr);
+        for (k, run) in variants.iter_mut().enumerate() {
+            let t = Instant::now();
+            for tr in traj {
+                run(tr);
+            }
+            best[k] = best[k].min(t.elapsed().as_secs_f64() * 1e9 / frames.max(1) as f64);
         }
-        best = best.min(t.elapsed().as_secs_f64() * 1e9 / frames.max(1) as f64);
     }
     best
+}
+
+/// A cold start that keeps another state's face hints.
+fn with_hints<R: Real>(from: &EllipsoidWarmStart<R, 3>) -> EllipsoidWarmStart<R, 3> {
+    let mut w = EllipsoidWarmStart::default();
+    w.hint_a = from.hint_a;
+    w.hint_b = from.hint_b;
+    w
 }
 
 fn share(fast: &[f64], slow: &[f64]) -> String {
@@ -693,39 +709,63 @@ fn protocol<S32, S64>(
         }
     }
     // One sample = every frame of every trajectory in order; min over k.
-    let passes = kn.samples.max(3);
-    let e_cold = time_passes(traj, passes, &mut |tr| {
+    // Hints only: a cold start each frame that keeps the previous query's
+    // Algorithm 4 face hints (separates the hints from the warm region).
+    let mut it_hint = vec![];
+    for tr in traj {
+        let mut hints = EllipsoidWarmStart::default();
         for x in tr {
-            black_box(ed64.solve(black_box(&x.a64), black_box(&x.b64), &mut EllipsoidWarmStart::default()));
+            let mut w = with_hints(&hints);
+            it_hint.push(iterations(&ed64.solve(&x.a64, &x.b64, &mut w)));
+            hints = w;
         }
-    });
-    let e_warm = time_passes(traj, passes, &mut |tr| {
-        let mut warm = EllipsoidWarmStart::default();
-        for (f, x) in tr.iter().enumerate() {
-            if f > 0 {
-                warm.moved(x.moved);
+    }
+    let mut variants: Vec<Pass<'_, Inst<S32, S64>>> = vec![
+        Box::new(|tr| {
+            for x in tr {
+                black_box(ed64.solve(black_box(&x.a64), black_box(&x.b64), &mut EllipsoidWarmStart::default()));
             }
-            black_box(ed64.solve(black_box(&x.a64), black_box(&x.b64), &mut warm));
-        }
-    });
-    let g_cold = time_passes(traj, passes, &mut |tr| {
-        for x in tr {
-            black_box(gjk::distance(black_box(&x.a64), black_box(&x.b64), &b64, &mut GjkCache::default()));
-        }
-    });
-    let g_warm = time_passes(traj, passes, &mut |tr| {
-        let mut cache = GjkCache::default();
-        for x in tr {
-            black_box(gjk::distance(black_box(&x.a64), black_box(&x.b64), &b64, &mut cache));
-        }
-    });
+        }),
+        Box::new(|tr| {
+            let mut warm = EllipsoidWarmStart::default();
+            for (f, x) in tr.iter().enumerate() {
+                if f > 0 {
+                    warm.moved(x.moved);
+                }
+                black_box(ed64.solve(black_box(&x.a64), black_box(&x.b64), &mut warm));
+            }
+        }),
+        Box::new(|tr| {
+            let mut hints = EllipsoidWarmStart::default();
+            for x in tr {
+                let mut w = with_hints(&hints);
+                black_box(ed64.solve(black_box(&x.a64), black_box(&x.b64), &mut w));
+                hints = w;
+            }
+        }),
+        Box::new(|tr| {
+            for x in tr {
+                black_box(gjk::distance(black_box(&x.a64), black_box(&x.b64), &b64, &mut GjkCache::default()));
+            }
+        }),
+        Box::new(|tr| {
+            let mut cache = GjkCache::default();
+            for x in tr {
+                black_box(gjk::distance(black_box(&x.a64), black_box(&x.b64), &b64, &mut cache));
+            }
+        }),
+    ];
+    let t = time_passes(traj, kn.samples.max(3), &mut variants);
+    drop(variants);
+    let [e_cold, e_warm, e_hint, g_cold, g_warm] = [t[0], t[1], t[2], t[3], t[4]];
     let mean_moved = traj.iter().flat_map(|t| t.iter().skip(1)).map(|x| x.moved).sum::<f64>()
         / traj.iter().map(|t| t.len().saturating_sub(1)).sum::<usize>().max(1) as f64;
     rep.warm.push(format!(
-        "{name:<12} {frames:>6} {mean_moved:>8.4} {e_cold:>9.0} {e_warm:>9.0} {:>6.2} {:>10} {:>10} {diff:>9.1e} {g_cold:>9.0} {g_warm:>9.0} {:>6.2}",
+        "{name:<12} {frames:>6} {mean_moved:>8.4} {e_cold:>9.0} {e_warm:>9.0} {:>6.2} {e_hint:>9.0} {:>10} {:>10} {:>10} {diff:>9.1e} {g_cold:>9.0} {g_warm:>9.0} {:>6.2}",
         e_warm / e_cold,
         mean_max(&itc),
         mean_max(&itw),
+        mean_max(&it_hint),
         g_warm / g_cold,
     ));
     if let Some((ti, f, s, c, w)) = worst.filter(|_| diff > 1e-6) {
@@ -745,6 +785,20 @@ fn protocol<S32, S64>(
             2.0 * w.bounds.lower,
             2.0 * w.bounds.upper,
             w.iterations,
+        ));
+        // Each optimum under the other run's certificate: φ_AB = max(φ_A, φ_B)
+        // re-evaluated (face hints from 0) at the other run's point.
+        let phi = |p: &Vector3<f64>| Sdf::<f64, 3>::eval(&x.a64, p).value.max(Sdf::<f64, 3>::eval(&x.b64, p).value);
+        let (at_w, at_c) = (phi(&w.x), phi(&c.x));
+        let note = |v: f64, lower: f64| if v < lower { "BELOW that lower bound" } else { "ok" };
+        rep.warm.push(format!(
+            "    2φ_AB(x_warm) = {:.6e} vs cold lower {:.6e}: {}; 2φ_AB(x_cold) = {:.6e} vs warm lower {:.6e}: {}",
+            2.0 * at_w,
+            2.0 * c.bounds.lower,
+            note(at_w, c.bounds.lower),
+            2.0 * at_c,
+            2.0 * w.bounds.lower,
+            note(at_c, w.bounds.lower),
         ));
     }
 }
@@ -1075,15 +1129,17 @@ fn main() {
     dist.iter().for_each(|l| println!("{l}"));
     println!("\n## 3. Warm vs cold, ellipsoid distance() f64 on trajectories (ns per query: min over samples of a pass over all frames; iterations mean/max)");
     println!(
-        "{:<12} {:>6} {:>8} {:>9} {:>9} {:>6} {:>10} {:>10} {:>9} {:>9} {:>9} {:>6}",
+        "{:<12} {:>6} {:>8} {:>9} {:>9} {:>6} {:>9} {:>10} {:>10} {:>10} {:>9} {:>9} {:>9} {:>6}",
         "workload",
         "frames",
         "moved",
         "E cold",
         "E warm",
         "w/c",
+        "E hints",
         "it cold",
         "it warm",
+        "it hints",
         "|Δ2φ|max",
         "GJK cold",
         "GJK warm",
