@@ -475,6 +475,47 @@ fn root_finder_statistics() {
     }
 }
 
+/// The 2D root finder (bracketed, safeguarded Newton): undetermined rate and
+/// iterations over random poses and exponents across [0.1, 1.9].
+#[test]
+fn root_finder_statistics_2d() {
+    let mut rng = common::rng(15);
+    for (label, mode) in [("decide", Mode::Decide), ("margin", Mode::Margin)] {
+        let n = 5000;
+        let mut und = 0;
+        let mut its: Vec<u32> = Vec::with_capacity(n);
+        for _ in 0..n {
+            let a = Vector2::new(rng.random_range(0.3..3.0), rng.random_range(0.3..3.0));
+            let e = rng.random_range(0.1..1.9);
+            let b = Vector2::new(rng.random_range(0.1..2.0), rng.random_range(0.1..2.0));
+            let p1 = Pose2::from_parts(Translation2::new(rng.random_range(-1.0..1.0), 0.0), rot2(&mut rng));
+            let p2 = Pose2::from_parts(
+                Translation2::new(rng.random_range(-4.0..4.0), rng.random_range(-4.0..4.0)),
+                rot2(&mut rng),
+            );
+            let out = ellipse_superellipse(
+                &Superellipse::new(a, e).unwrap(),
+                &p1,
+                &Ellipse::new(b).unwrap(),
+                &p2,
+                &Budget::default(),
+                mode,
+            );
+            its.push(out.iterations());
+            und += usize::from(out.is_colliding().is_none());
+        }
+        its.sort_unstable();
+        let mean = its.iter().map(|&i| f64::from(i)).sum::<f64>() / n as f64;
+        eprintln!(
+            "root finder 2D {label}: undetermined {und}/{n}, iterations mean {mean:.2}, median {}, p99 {}, max {}",
+            its[n / 2],
+            its[n * 99 / 100],
+            its[n - 1]
+        );
+        assert!(und * 500 <= n, "{label}: {und} undetermined of {n}");
+    }
+}
+
 #[test]
 fn agrees_with_gjk_on_the_support_map() {
     let mut rng = common::rng(6);
@@ -507,6 +548,44 @@ fn agrees_with_gjk_on_the_support_map() {
         compared += 1;
     }
     assert!(compared > 250, "{compared}");
+}
+
+#[test]
+fn agrees_with_the_ellipsoid_method_on_the_sdf_bound() {
+    // The superquadric's SDF is a lower bound with the right sign, so the
+    // ellipsoid method's collision answer is exact: it must agree with
+    // Algorithm 1 away from contact.
+    use narrowphase::sdf::ellipsoid_method::{EllipsoidMethod, EllipsoidWarmStart};
+    let mut rng = common::rng(10);
+    let (mut compared, mut undetermined) = (0, 0);
+    for case in 0..200 {
+        let a = Vector3::new(rng.random_range(0.5..2.0), rng.random_range(0.5..2.0), rng.random_range(0.5..2.0));
+        let (e1, e2) = (rng.random_range(0.2..1.8), rng.random_range(0.2..1.8));
+        let b = Vector3::new(rng.random_range(0.3..1.2), rng.random_range(0.3..1.2), rng.random_range(0.3..1.2));
+        let sq = Superquadric::new(a, e1, e2).unwrap();
+        let e = Ellipsoid::new(b).unwrap();
+        let p1 = common::pose(&mut rng, 1.0);
+        let p2 = common::pose(&mut rng, 2.5);
+        let exact = ellipsoid_superquadric(&sq, &p1, &e, &p2, &Budget::default(), Mode::Margin);
+        let Some(h) = exact.hit() else { continue };
+        if (h.margin - 1.0).abs() < 0.02 {
+            continue;
+        }
+        let em = EllipsoidMethod::collision().solve(
+            &Placed::new(sq, p1),
+            &Placed::new(e, p2),
+            &mut EllipsoidWarmStart::default(),
+        );
+        match em.is_colliding() {
+            Some(c) => {
+                assert_eq!(Some(c), exact.is_colliding(), "case {case}: {em:?} vs {exact:?}");
+                compared += 1;
+            }
+            None => undetermined += 1,
+        }
+    }
+    eprintln!("ellipsoid method: {compared} compared, {undetermined} undetermined");
+    assert!(compared > 150, "{compared}");
 }
 
 #[test]

@@ -250,14 +250,13 @@ fn at_cap<R: Real, const D: usize>(
     ev: &Eval<R, D>,
     fr: &Frame<R, D>,
     iterations: u32,
+    reason: Undetermined,
 ) -> MinkowskiOutcome<R, SVector<R, D>> {
     let c = certify(pb, ev);
     match c.verdict {
         Verdict::Separated => MinkowskiOutcome::Separated(hit(pb, ev, &c, fr, iterations, true)),
         Verdict::Colliding => MinkowskiOutcome::Colliding(hit(pb, ev, &c, fr, iterations, true)),
-        Verdict::Open => {
-            MinkowskiOutcome::Undetermined { reason: Undetermined::IterationCap, iterations, residual: c.sin }
-        }
+        Verdict::Open => MinkowskiOutcome::Undetermined { reason, iterations, residual: c.sin },
     }
 }
 
@@ -421,7 +420,7 @@ pub fn ellipsoid_superquadric<R: Real>(
             return out;
         }
         if iterations >= cap {
-            return at_cap(&pb, &ev, &frame, iterations);
+            return at_cap(&pb, &ev, &frame, iterations, Undetermined::IterationCap);
         }
         let stalled = rejects >= MAX_REJECTS;
         let slow = since_restart >= SLOW_PROGRESS && phi > R::lit(1.0e-6);
@@ -750,6 +749,8 @@ pub fn ellipse_superellipse<R: Real>(
     let h = R::pi() * R::lit(0.125);
     let forward = delta > R::ZERO;
     let (mut lo, mut hi) = (theta, theta);
+    // δ at the bracket's ends (for the Illinois step).
+    let (mut d_lo, mut d_hi) = (delta, delta);
     let mut bracketed = delta == R::ZERO;
     let mut probe = theta;
     for _ in 0..16 {
@@ -770,15 +771,19 @@ pub fn ellipse_superellipse<R: Real>(
         if forward {
             if d <= R::ZERO {
                 hi = probe;
+                d_hi = d;
                 bracketed = true;
             } else {
                 lo = probe;
+                d_lo = d;
             }
         } else if d > R::ZERO {
             lo = probe;
+            d_lo = d;
             bracketed = true;
         } else {
             hi = probe;
+            d_hi = d;
         }
         // Keep the better end as the current iterate.
         if d.abs_() < delta.abs_() {
@@ -798,23 +803,33 @@ pub fn ellipse_superellipse<R: Real>(
     }
     // Safeguarded Newton inside [lo, hi]: δ(lo) > 0 ≥ δ(hi).
     let mut slow = false;
+    let mut last_side = 0i8;
     loop {
         if let Some(out) = settle(&pb, &ev, &frame, mode, iterations, &mut polish) {
             return out;
         }
         if iterations >= cap {
-            return at_cap(&pb, &ev, &frame, iterations);
+            return at_cap(&pb, &ev, &frame, iterations, Undetermined::IterationCap);
         }
-        // Newton inside the bracket while it at least halves |δ|; bisection
-        // otherwise (Newton cycles across the cusps of the signed powers).
-        let mut next = if slope < R::ZERO && !slow { theta - delta / slope } else { R::lit(f64::NAN) };
+        // Newton inside the bracket while it at least halves |δ|; otherwise
+        // an Illinois (regula falsi) step on the bracket, bisection as the
+        // last resort (Newton cycles across the cusps of the signed powers).
         let width = hi - lo;
+        let mut next = if slope < R::ZERO && !slow {
+            theta - delta / slope
+        } else if d_lo > R::ZERO && d_hi < R::ZERO {
+            lo + width * d_lo / (d_lo - d_hi)
+        } else {
+            R::lit(f64::NAN)
+        };
         if !(next > lo && next < hi) {
             next = lo + width * R::HALF;
         }
-        if !(width > R::EPSILON * (R::ONE + lo.abs_())) {
-            // The bracket cannot shrink further: contact within rounding.
-            polish = MAX_POLISH;
+        if !(width > R::lit(4.0) * R::EPSILON * (R::ONE + lo.abs_())) {
+            // The bracket cannot shrink further (at a cusp of a signed power
+            // δ jumps by more than the tolerance between neighbouring
+            // angles): decide by the certificates of the current iterate.
+            return at_cap(&pb, &ev, &frame, iterations, Undetermined::Degenerate);
         }
         theta = next;
         ev = se.eval(theta);
@@ -829,8 +844,18 @@ pub fn ellipse_superellipse<R: Real>(
         }
         if d > R::ZERO {
             lo = theta;
+            d_lo = d;
+            if last_side > 0 {
+                d_hi *= R::HALF;
+            }
+            last_side = 1;
         } else {
             hi = theta;
+            d_hi = d;
+            if last_side < 0 {
+                d_lo *= R::HALF;
+            }
+            last_side = -1;
         }
         slow = !(d.abs_() <= delta.abs_() * R::HALF);
         delta = d;
