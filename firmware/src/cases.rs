@@ -11,6 +11,8 @@
 //! polytope) giving `Undetermined::NonFinite` or a typed `ShapeError`.
 
 use nalgebra::{Point3, Rotation3, Vector3};
+use narrowphase::minkowski::superquadric::ellipsoid_superquadric;
+use narrowphase::minkowski::MinkowskiOutcome;
 use narrowphase::prelude::*;
 use narrowphase::support::contact::contact;
 use narrowphase::support::epa::Epa;
@@ -129,6 +131,8 @@ pub fn run_all(sink: &mut dyn FnMut(&Check)) -> Tally {
     epa_boxes(&mut out);
     mpr_cases(&mut out);
     polytope_cases(&mut out);
+    sdf_cases(&mut out);
+    minkowski_cases(&mut out);
     bad_input(&mut out);
     out.tally
 }
@@ -357,6 +361,94 @@ fn polytope_cases(out: &mut Out) {
             &mut GjkCache::default(),
         );
         out.gjk("gjk_poly200_face", i, &o, exact, 0.5);
+    }
+}
+
+/// The ellipsoid method (`narrowphase::sdf`) on exact SDFs: the distance of
+/// a ball and a rotated box (`2φ*` when apart) and the collision flag of
+/// axis-aligned boxes.
+fn sdf_cases(out: &mut Out) {
+    let mut rng = Rng::new(5);
+    for i in 0..12 {
+        let h = V3::new(rng.range(0.2, 1.5), rng.range(0.2, 1.5), rng.range(0.2, 1.5));
+        let pb = pose32(rng.cube(1.0), &rng.rotation());
+        let (c, r) = (rng.cube(3.0), rng.range(0.05, 0.6) as f32);
+        let ps = at(c);
+        let (Ok(bx), Ok(sp)) = (Cuboid::new(h.cast::<f32>()), Sphere::new(r)) else {
+            return out.yes_no("shape", i, false, true);
+        };
+        let h = h.cast::<f32>().cast::<f64>();
+        let exact = truth::sphere_box(&ps.translation.vector.cast::<f64>(), r as f64, &pb, &h);
+        let o = EllipsoidMethod::<f32>::distance().solve(
+            &Placed::new(bx, pb),
+            &Placed::new(sp, ps),
+            &mut EllipsoidWarmStart::default(),
+        );
+        let (tol, slack) = (tol_f32(5.0), slack_f32(5.0));
+        match (&o, o.is_colliding()) {
+            (EllipsoidMethodOutcome::Separated(c), Some(false)) => {
+                let (lo, hi) = (2.0 * c.bounds.lower as f64, 2.0 * c.bounds.upper as f64);
+                let ok =
+                    (c.signed_distance() as f64 - exact).abs() <= tol && lo - slack <= exact && exact <= hi + slack;
+                out.put("sdf_distance_sphere_box", i, c.signed_distance(), exact, tol, ok);
+            }
+            (_, Some(hit)) => out.put("sdf_distance_sphere_box", i, 0.0, exact.max(0.0), tol, hit && exact <= tol),
+            (_, None) => out.put("sdf_distance_sphere_box", i, f32::NAN, exact, tol, false),
+        }
+    }
+    for i in 0..12 {
+        let (ha, hb) = (rng.cube(0.6).map(|x| 0.2 + x.abs()), rng.cube(0.6).map(|x| 0.2 + x.abs()));
+        let (pa, pb) = (at(rng.cube(1.0)), at(rng.cube(1.0)));
+        let (Ok(ba), Ok(bb)) = (Cuboid::new(ha.cast::<f32>()), Cuboid::new(hb.cast::<f32>())) else {
+            return out.yes_no("shape", i, false, true);
+        };
+        let d = pb.translation.vector.cast::<f64>() - pa.translation.vector.cast::<f64>();
+        let (ha, hb) = (ha.cast::<f32>().cast::<f64>(), hb.cast::<f32>().cast::<f64>());
+        let depth = truth::aabb_depth(&d, &ha, &hb);
+        if depth.abs() <= tol_f32(3.0) {
+            continue;
+        }
+        let o = EllipsoidMethod::<f32>::collision().solve(
+            &Placed::new(ba, pa),
+            &Placed::new(bb, pb),
+            &mut EllipsoidWarmStart::default(),
+        );
+        out.yes_no("sdf_collision_box_box", i, o.is_colliding() == Some(true), depth > 0.0);
+    }
+}
+
+/// The closed-form Minkowski checker (`narrowphase::minkowski`): an
+/// ellipsoid on an axis of an axis-aligned superquadric, both centrally
+/// symmetric, touches it on that axis, so the margin (the scale of the
+/// centre ray at contact) is `d / (a_k + e_k)`.
+fn minkowski_cases(out: &mut Out) {
+    let budget = Budget::<f32>::default();
+    let (Ok(sq), Ok(e)) = (
+        Superquadric::new(Vector3::new(0.3_f32, 0.2, 0.15), 0.5, 0.8),
+        Ellipsoid::new(Vector3::new(0.1_f32, 0.08, 0.05)),
+    ) else {
+        return out.yes_no("shape", 0, false, true);
+    };
+    let (a, ee) = ([0.3_f32, 0.2, 0.15], [0.1_f32, 0.08, 0.05]);
+    let mut rng = Rng::new(6);
+    for i in 0..12 {
+        let k = i % 3;
+        let sign = if i % 2 == 0 { 1.0 } else { -1.0 };
+        let d = rng.range(0.5, 1.6) * (a[k] + ee[k]) as f64 * sign;
+        let pe = at(V3::from_fn(|j, _| if j == k { d } else { 0.0 }));
+        let d = pe.translation.vector[k] as f64;
+        let exact = libm::fabs(d) / (a[k] as f64 + ee[k] as f64);
+        let tol = tol_f32(2.0);
+        match ellipsoid_superquadric(&sq, &Pose::identity(), &e, &pe, &budget, Mode::Margin) {
+            o @ (MinkowskiOutcome::Separated(_) | MinkowskiOutcome::Colliding(_)) => {
+                let m = o.hit().map_or(f32::NAN, |h| h.margin);
+                let flag_ok = libm::fabs(exact - 1.0) <= tol || o.is_colliding() == Some(exact < 1.0);
+                out.put("minkowski_sq_axis_margin", i, m, exact, tol, (m as f64 - exact).abs() <= tol && flag_ok);
+            }
+            MinkowskiOutcome::Undetermined { .. } => {
+                out.put("minkowski_sq_axis_margin", i, f32::NAN, exact, tol, false)
+            }
+        }
     }
 }
 
