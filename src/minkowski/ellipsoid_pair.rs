@@ -150,12 +150,13 @@ pub fn ellipsoid_polynomial<R: Real>(
     }
     // P(λ) = λ⁴ + c1 λ³ + c2 λ² + c3 λ + c4, cₖ = sum of principal k-minors.
     let c1 = m.trace();
-    let mut c2 = R::ZERO;
-    for i in 0..4 {
-        for j in (i + 1)..4 {
-            c2 += m[(i, i)] * m[(j, j)] - m[(i, j)] * m[(j, i)];
-        }
-    }
+    let minor2 = |aii: R, ajj: R, aij: R, aji: R| aii * ajj - aij * aji;
+    let c2 = minor2(m.m11, m.m22, m.m12, m.m21)
+        + minor2(m.m11, m.m33, m.m13, m.m31)
+        + minor2(m.m11, m.m44, m.m14, m.m41)
+        + minor2(m.m22, m.m33, m.m23, m.m32)
+        + minor2(m.m22, m.m44, m.m24, m.m42)
+        + minor2(m.m33, m.m44, m.m34, m.m43);
     let mut c3 = R::ZERO;
     for skip in 0..4 {
         c3 += minor3(&m, skip).determinant();
