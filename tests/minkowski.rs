@@ -697,3 +697,53 @@ fn huge_and_tiny_coordinates_never_panic_or_nan() {
         let _ = ellipsoids(&e, &Pose::identity(), &e, &q);
     }
 }
+
+#[test]
+fn hostile_inputs_never_panic_nor_give_nan() {
+    // Extreme but valid shapes (exponents at the ends of the accepted range,
+    // aspect ratios of 1e4), poses with huge, tiny and non-finite entries,
+    // rotation matrices that are not rotations: typed answers only.
+    let mut rng = common::rng(16);
+    let specials = [0.0, 1e-40, -1e-30, 1e30, -3e38, f32::NAN, f32::INFINITY, -f32::INFINITY, 1.0, -0.5];
+    let pick = |rng: &mut rand_chacha::ChaCha8Rng| -> f32 {
+        if rng.random_bool(0.3) {
+            specials[rng.random_range(0..specials.len())]
+        } else {
+            rng.random_range(-5.0..5.0)
+        }
+    };
+    for _ in 0..3000 {
+        let a = Vector3::new(rng.random_range(1e-2..1e2), rng.random_range(1e-2..1e2), rng.random_range(1e-2..1e2));
+        let (e1, e2) =
+            ([0.01_f32, 1.99, 0.5, 1.0][rng.random_range(0..4)], [0.01_f32, 1.99, 0.5, 1.0][rng.random_range(0..4)]);
+        let Ok(sq) = Superquadric::new(a, e1, e2) else { continue };
+        let e = Ellipsoid::new(Vector3::new(rng.random_range(1e-2..1e2), 1.0, rng.random_range(1e-2..1e2))).unwrap();
+        let m = nalgebra::Matrix3::from_fn(|_, _| pick(&mut rng));
+        let rot = if rng.random_bool(0.5) { Rotation3::from_matrix_unchecked(m) } else { Rotation3::identity() };
+        let p2 = Pose::from_parts(Translation3::new(pick(&mut rng), pick(&mut rng), pick(&mut rng)), rot);
+        for mode in [Mode::Decide, Mode::Margin] {
+            let out = ellipsoid_superquadric(&sq, &Pose::identity(), &e, &p2, &Budget::default(), mode);
+            if let Some(h) = out.hit() {
+                assert!(!h.margin.is_nan() && !h.residual.is_nan(), "{out:?}");
+                assert!(h.boundary_point.iter().chain(h.contact_point.iter()).all(|c| !c.is_nan()), "{out:?}");
+            }
+        }
+        let _ = ellipsoids(&e, &Pose::identity(), &e, &p2);
+        let se = Superellipse::new(Vector2::new(a.x, a.y), e1).unwrap();
+        let el = Ellipse::new(Vector2::new(a.z, 1.0)).unwrap();
+        let q = Pose2::from_parts(
+            Translation2::new(pick(&mut rng), pick(&mut rng)),
+            nalgebra::Rotation2::from_matrix_unchecked(nalgebra::Matrix2::from_fn(|_, _| pick(&mut rng))),
+        );
+        let out = ellipse_superellipse(&se, &Pose2::identity(), &el, &q, &Budget::default(), Mode::Margin);
+        if let Some(h) = out.hit() {
+            assert!(!h.margin.is_nan(), "{out:?}");
+        }
+        let _ = ellipses(&el, &Pose2::identity(), &el, &q);
+        // The shapes' own maps on hostile points.
+        let x = Vector3::new(pick(&mut rng), pick(&mut rng), pick(&mut rng));
+        let _ = sq.support(&x);
+        let _ = narrowphase::sdf::Sdf::<f32, 3>::eval(&sq, &x);
+        let _ = sq.gauge(&x);
+    }
+}
