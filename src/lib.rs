@@ -100,6 +100,13 @@ fn _defmt_format_is_implemented() {
     check::<PolytopeData<'static, f32>>();
     check::<Cso<'static, dyn SupportMap<f32>, Sphere<f32>>>();
     check::<query::ShapeError>();
+    check::<minkowski::MinkowskiOutcome<f32, math::Vec3<f32>>>();
+    check::<minkowski::MinkowskiOutcome<f64, nalgebra::Vector2<f64>>>();
+    check::<minkowski::ellipsoid_pair::AlgebraicOutcome<f32>>();
+    check::<minkowski::superquadric::Mode>();
+    check::<Superquadric<f32>>();
+    check::<Superellipse<f64>>();
+    check::<Ellipse<f32>>();
     check::<sdf::EllipsoidMethod<f32>>();
     check::<sdf::EllipsoidMethodOutcome<f32, 3>>();
     check::<sdf::EllipsoidMethodOutcome<f64, 2>>();
