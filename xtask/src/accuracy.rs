@@ -18,7 +18,5 @@ pub fn accuracy(args: &[String]) -> Result {
         return Err(Failure::usage("accuracy takes at most two arguments: [POSES] [SEED]"));
     }
     banner("accuracy table (Table III)");
-    run(cargo()
-        .args(["run", "--release", "--features", "std", "--example", "accuracy_table", "--"])
-        .args(args))
+    run(cargo().args(["run", "--release", "--features", "std", "--example", "accuracy_table", "--"]).args(args))
 }
