@@ -218,6 +218,8 @@ fn poly_frame(k: usize) -> (Pose<f32>, Pose<f32>) {
     let axis = Unit::new_normalize(Vector3::new(0.3, 0.5, 0.8));
     let ra = Rotation3::from_axis_angle(&Vector3::y_axis(), 0.3);
     let rb = Rotation3::from_axis_angle(&axis, 1.2 * s);
+    // 6.28: just a wobble frequency (the stored counts were measured with it).
+    #[allow(clippy::approx_constant)]
     let c = Vector3::new(0.9 - 0.4 * s, 0.05 * libm::sinf(6.28 * s), 0.02);
     (pose(Vector3::zeros(), ra), pose(c, rb))
 }

@@ -27,6 +27,8 @@
 //! `cargo run --release --bin demo`).
 #![no_std]
 #![no_main]
+// `!(a <= b)` on purpose: a NaN must fail a check.
+#![allow(clippy::neg_cmp_op_on_partial_ord)]
 
 #[path = "../fw.rs"]
 mod fw;
