@@ -1,0 +1,171 @@
+//! EPA through the two public entry points: `support::contact::contact` (GJK,
+//! then EPA or the margin path) and `epa::penetration` from the terminal
+//! simplex of `gjk::distance`, on two arbitrary placed shapes, f32 or f64.
+//!
+//! Inputs: the model of `shared/bodies.rs`, a budget.
+//!
+//! Oracles (`slack` = `(8·tolerance + 8192·ε)·scale`):
+//! - no panic; EPA's iterations within the cap (no hang);
+//! - `Penetrating`: depth, bounds and witness finite, `0 <= lower <= depth
+//!   <= upper`, unit normal; `Separated`: finite, `0 < lower <= distance <=
+//!   upper`; `Undetermined`: a reason, bounds without NaN, `lower <= upper`;
+//! - **sign agreement with GJK**: a penetration whose certified lower bound
+//!   exceeds `slack` contradicts a GJK separation, and GJK's certified
+//!   separation beyond `slack` contradicts any penetration; a separated
+//!   `contact` answer and GJK's distance bracket the same number;
+//! - **the certificate, checked by GJK** (finite, well-conditioned inputs):
+//!   moving B by `(upper + slack)` along the normal separates the bodies
+//!   (GJK does not report contact), moving it by `lower − slack` (when
+//!   positive) leaves them overlapping (GJK does not certify a separation
+//!   beyond the band).
+#![no_main]
+
+#[path = "shared/bodies.rs"]
+mod bodies;
+
+use arbitrary::Arbitrary;
+use bodies::*;
+use libfuzzer_sys::fuzz_target;
+use nalgebra::Translation3;
+use narrowphase::prelude::*;
+use narrowphase::support::contact::contact;
+use narrowphase::support::epa::DefaultEpa;
+
+#[derive(Arbitrary, Debug)]
+struct Input {
+    f64: bool,
+    a: Body,
+    b: Body,
+    max_iterations: u8,
+    tolerance: Option<Num>,
+}
+
+fn check<R: Real>(what: &str, o: &Proximity<R>) {
+    match o {
+        Proximity::Separated(s) => {
+            let (d, lo, hi) = (s.distance.to_f64(), s.bounds.lower.to_f64(), s.bounds.upper.to_f64());
+            assert!(d.is_finite() && lo.is_finite() && hi.is_finite(), "{what}: non-finite {s:?}");
+            let w = &s.witness;
+            assert!(finite_p(&w.point_a) && finite_p(&w.point_b) && finite3(&w.normal), "{what}: witness {s:?}");
+            assert!(0.0 < lo && lo <= d && d <= hi, "{what}: bounds {s:?}");
+        }
+        Proximity::Penetrating(p) => {
+            let (d, lo, hi) = (p.depth.to_f64(), p.bounds.lower.to_f64(), p.bounds.upper.to_f64());
+            assert!(d.is_finite() && lo.is_finite() && hi.is_finite(), "{what}: non-finite {p:?}");
+            let w = &p.witness;
+            assert!(finite_p(&w.point_a) && finite_p(&w.point_b) && finite3(&w.normal), "{what}: witness {p:?}");
+            assert!(0.0 <= lo && lo <= d && d <= hi, "{what}: bounds {p:?}");
+            let n = w.normal.map(|x| x.to_f64()).norm();
+            assert!((n - 1.0).abs() < 1e-3, "{what}: normal of length {n}: {p:?}");
+        }
+        Proximity::Undetermined { reason, bounds } => {
+            match reason {
+                Undetermined::IterationCap
+                | Undetermined::OutOfCapacity
+                | Undetermined::Degenerate
+                | Undetermined::NonFinite => {}
+            }
+            let (lo, hi) = (bounds.lower.to_f64(), bounds.upper.to_f64());
+            assert!(!lo.is_nan() && !hi.is_nan() && !(lo > hi), "{what}: bounds {o:?}");
+        }
+    }
+}
+
+/// A penetration's certified depth beyond the band contradicts a certified
+/// separation beyond the band, and the two must not both be certified.
+fn agree<R: Real>(what: &str, o: &Proximity<R>, g: &GjkOutcome<R>, slack: f64) {
+    match (o, g) {
+        (Proximity::Penetrating(p), GjkOutcome::Separated(s)) => {
+            let (depth_lo, gap_lo) = (p.bounds.lower.to_f64(), s.bounds.lower.to_f64());
+            assert!(
+                depth_lo <= slack && gap_lo <= slack,
+                "{what}: penetrating (depth >= {depth_lo}) but GJK separated (distance >= {gap_lo}), band {slack}:\n{o:?}\n{g:?}"
+            );
+        }
+        (Proximity::Separated(s), GjkOutcome::Intersecting(_)) => {
+            let lo = s.bounds.lower.to_f64();
+            assert!(lo <= slack, "{what}: separated by >= {lo} but GJK intersecting (band {slack}): {o:?}");
+        }
+        (Proximity::Separated(s), GjkOutcome::Separated(t)) => {
+            let (a, b) = (s.bounds, t.bounds);
+            assert!(
+                a.lower.to_f64() <= b.upper.to_f64() + slack && b.lower.to_f64() <= a.upper.to_f64() + slack,
+                "{what}: disjoint certificates of one distance: {s:?} vs {t:?}"
+            );
+        }
+        _ => {}
+    }
+}
+
+fn run<R: Real>(input: &Input) {
+    let (mut store_a, mut store_b) = (PolyStore::<R>::new(), PolyStore::<R>::new());
+    let Some(sa) = shape::<R>(&input.a, &mut store_a) else { return };
+    let Some(sb) = shape::<R>(&input.b, &mut store_b) else { return };
+    let (pa, pb) = (pose::<R>(&input.a), pose::<R>(&input.b));
+    let a = Placed::new(&*sa, pa);
+    let b = Placed::new(&*sb, pb);
+    let budget = budget::<R>(input.max_iterations, input.tolerance);
+    // The default EPA workspace is sized for 64 iterations; a larger cap
+    // must end in OutOfCapacity, never out of bounds.
+
+    let answer = contact(&a, &b, &budget, &mut GjkCache::default());
+    check("contact", &answer);
+    let g = gjk::distance(&a, &b, &budget, &mut GjkCache::default());
+    let mut direct = None;
+    if let GjkOutcome::Intersecting(simplex) = &g {
+        let mut epa = DefaultEpa::<R>::new();
+        let out = epa.penetration(&a, &b, simplex, &budget);
+        check("epa::penetration", &out);
+        assert!(epa.iterations() <= budget.max_iterations, "EPA ran {} iterations", epa.iterations());
+        let free = epa::penetration(&a, &b, simplex, &budget);
+        assert_eq!(free, out, "epa::penetration and a fresh workspace differ");
+        direct = Some(out);
+    }
+
+    let Some(scale) = scale_of(&a, &b) else { return };
+    let finite = rigid(&pa) && rigid(&pb);
+    if !finite {
+        return;
+    }
+    let slack = slack(budget.tolerance, scale);
+    agree("contact vs GJK", &answer, &g, slack);
+    if let Some(out) = &direct {
+        agree("EPA vs GJK", out, &g, slack);
+    }
+
+    if !(well_conditioned(&input.a) && well_conditioned(&input.b)) {
+        return;
+    }
+    for (what, o) in [("contact", Some(&answer)), ("epa::penetration", direct.as_ref())] {
+        let Some(Proximity::Penetrating(p)) = o else { continue };
+        let n = p.witness.normal;
+        let shifted = |d: f64| {
+            let t = Translation3::from(n * R::lit(d));
+            Placed::new(&*sb, t * pb)
+        };
+        let out = shifted(p.bounds.upper.to_f64() + slack);
+        let scale2 = scale_of(&a, &out).unwrap_or(scale).max(scale);
+        let band = bodies::slack(budget.tolerance, scale2);
+        let cleared = shifted(p.bounds.upper.to_f64() + band);
+        if let GjkOutcome::Intersecting(_) = gjk::distance(&a, &cleared, &budget, &mut GjkCache::default()) {
+            panic!("{what}: moving B by upper + {band} along the normal leaves contact: {p:?}");
+        }
+        let lo = p.bounds.lower.to_f64() - band;
+        if lo > 0.0 {
+            if let GjkOutcome::Separated(s) = gjk::distance(&a, &shifted(lo), &budget, &mut GjkCache::default()) {
+                assert!(
+                    s.bounds.lower.to_f64() <= band,
+                    "{what}: moving B by lower − {band} = {lo} along the normal separates by {s:?}: {p:?}"
+                );
+            }
+        }
+    }
+}
+
+fuzz_target!(|input: Input| {
+    if input.f64 {
+        run::<f64>(&input)
+    } else {
+        run::<f32>(&input)
+    }
+});

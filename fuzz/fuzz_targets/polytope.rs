@@ -1,0 +1,296 @@
+//! `Polytope::new` on arbitrary arrays, and its hill-climbing support map
+//! against the scan, f32 or f64.
+//!
+//! Two sources of arrays:
+//! - **raw**: every array straight from the input (lengths, offsets,
+//!   indices, coordinates, planes — fixed-point or raw `f64` bits);
+//! - **hull**: `hull::quickhull` of an arbitrary point cloud (4 to 80 points,
+//!   duplicates and coplanar points common), then up to 8 mutations of its
+//!   arrays (move a vertex, tilt a plane, shift an offset, overwrite an
+//!   index, truncate an array, swap two loop entries).
+//!
+//! Oracles:
+//! - no panic, no hang: `Polytope::new` returns `Ok` or a typed
+//!   `ShapeError::Polytope(_)` (any other variant is a finding);
+//! - `quickhull` never panics, and its output always validates
+//!   (`OwnedPolytope::polytope` is documented never to fail);
+//! - if `Ok`: for every probe direction (finite), `support_index_climb`
+//!   from any start (the input's hints, out-of-range ones included, and every
+//!   vertex for small polytopes) returns an in-range index whose support
+//!   value is the scan's up to the validation tolerance (`tol·|d|`, the
+//!   documented "optimal up to that tolerance"); `support_hinted` returns a vertex and leaves an
+//!   in-range hint; the bounding sphere holds every vertex.
+#![no_main]
+
+use arbitrary::Arbitrary;
+use libfuzzer_sys::fuzz_target;
+use nalgebra::{Point3, Vector3};
+use narrowphase::hull::quickhull;
+use narrowphase::prelude::*;
+use narrowphase::query::ShapeError;
+use narrowphase::shape::Plane;
+
+/// `CONVEXITY_TOLERANCE` of `src/shape/polytope.rs` (not exported): the
+/// validation's relative tolerance.
+const CONVEXITY_TOLERANCE: f64 = 1.0e-4;
+
+#[derive(Arbitrary, Debug, Clone, Copy)]
+enum Num {
+    Small(i16),
+    Raw(f64),
+}
+
+impl Num {
+    fn get(self) -> f64 {
+        match self {
+            Num::Small(i) => i as f64 / 256.0,
+            Num::Raw(x) => x,
+        }
+    }
+}
+
+#[derive(Arbitrary, Debug)]
+struct Raw {
+    vertices: Vec<[Num; 3]>,
+    vertex_adjacency_offsets: Vec<u16>,
+    vertex_adjacency: Vec<u16>,
+    faces: Vec<([Num; 3], Num)>,
+    face_offsets: Vec<u16>,
+    face_vertices: Vec<u16>,
+    face_adjacency: Vec<u16>,
+}
+
+#[derive(Arbitrary, Debug)]
+enum Array {
+    VertexAdjacencyOffsets,
+    VertexAdjacency,
+    FaceOffsets,
+    FaceVertices,
+    FaceAdjacency,
+}
+
+#[derive(Arbitrary, Debug)]
+enum Mutation {
+    MoveVertex(u16, [Num; 3]),
+    TiltNormal(u16, [Num; 3]),
+    ShiftOffset(u16, Num),
+    SetIndex(Array, u16, u16),
+    Truncate(Array, u16),
+    SwapLoop(u16, u16),
+    DropVertex,
+    DropFace,
+}
+
+#[derive(Arbitrary, Debug)]
+enum Source {
+    Raw(Raw),
+    Hull { points: Vec<[Num; 3]>, mutations: Vec<Mutation> },
+}
+
+#[derive(Arbitrary, Debug)]
+struct Input {
+    f64: bool,
+    source: Source,
+    directions: Vec<[Num; 3]>,
+    hints: Vec<u32>,
+}
+
+/// Owned arrays (the polytope borrows them).
+struct Arrays<R: Real> {
+    vertices: Vec<Point3<R>>,
+    vertex_adjacency_offsets: Vec<u16>,
+    vertex_adjacency: Vec<u16>,
+    faces: Vec<Plane<R>>,
+    face_offsets: Vec<u16>,
+    face_vertices: Vec<u16>,
+    face_adjacency: Vec<u16>,
+}
+
+impl<R: Real> Arrays<R> {
+    fn data(&self) -> PolytopeData<'_, R> {
+        PolytopeData {
+            vertices: &self.vertices,
+            vertex_adjacency_offsets: &self.vertex_adjacency_offsets,
+            vertex_adjacency: &self.vertex_adjacency,
+            faces: &self.faces,
+            face_offsets: &self.face_offsets,
+            face_vertices: &self.face_vertices,
+            face_adjacency: &self.face_adjacency,
+        }
+    }
+
+    fn array(&mut self, a: &Array) -> &mut Vec<u16> {
+        match a {
+            Array::VertexAdjacencyOffsets => &mut self.vertex_adjacency_offsets,
+            Array::VertexAdjacency => &mut self.vertex_adjacency,
+            Array::FaceOffsets => &mut self.face_offsets,
+            Array::FaceVertices => &mut self.face_vertices,
+            Array::FaceAdjacency => &mut self.face_adjacency,
+        }
+    }
+
+    fn mutate(&mut self, m: &Mutation) {
+        let l = |x: &Num| R::lit(x.get());
+        let v3 = |n: &[Num; 3]| Vector3::new(l(&n[0]), l(&n[1]), l(&n[2]));
+        match m {
+            Mutation::MoveVertex(i, d) => {
+                let n = self.vertices.len().max(1);
+                if let Some(p) = self.vertices.get_mut(*i as usize % n) {
+                    *p += v3(d) * R::lit(1.0 / 64.0);
+                }
+            }
+            Mutation::TiltNormal(f, d) => {
+                let n = self.faces.len().max(1);
+                if let Some(p) = self.faces.get_mut(*f as usize % n) {
+                    p.normal += v3(d) * R::lit(1.0 / 1024.0);
+                }
+            }
+            Mutation::ShiftOffset(f, d) => {
+                let n = self.faces.len().max(1);
+                if let Some(p) = self.faces.get_mut(*f as usize % n) {
+                    p.offset += l(d) * R::lit(1.0 / 1024.0);
+                }
+            }
+            Mutation::SetIndex(a, i, v) => {
+                let arr = self.array(a);
+                let n = arr.len().max(1);
+                if let Some(x) = arr.get_mut(*i as usize % n) {
+                    *x = *v % 128;
+                }
+            }
+            Mutation::Truncate(a, n) => {
+                let arr = self.array(a);
+                let len = arr.len();
+                arr.truncate(len.saturating_sub(1 + *n as usize % 4));
+            }
+            Mutation::SwapLoop(i, j) => {
+                let n = self.face_vertices.len().max(1);
+                self.face_vertices.swap(0.max(*i as usize % n).min(n - 1), (*j as usize % n).min(n - 1));
+            }
+            Mutation::DropVertex => {
+                self.vertices.pop();
+            }
+            Mutation::DropFace => {
+                self.faces.pop();
+            }
+        }
+    }
+}
+
+fn p3<R: Real>(n: &[Num; 3]) -> Point3<R> {
+    Point3::new(R::lit(n[0].get()), R::lit(n[1].get()), R::lit(n[2].get()))
+}
+
+/// The support oracle on a validated polytope.
+fn check_support<R: Real>(p: &Polytope<'_, R>, input: &Input) {
+    let verts = p.data().vertices;
+    let nv = verts.len();
+    let (centre, radius) = p.bounding_sphere();
+    let size = verts.iter().fold(0.0f64, |m, v| m.max((v - centre).map(|x| x.to_f64()).norm()));
+    let coord = verts.iter().fold(0.0f64, |m, v| v.coords.iter().fold(m, |m, x| m.max(x.to_f64().abs())));
+    let eps = R::EPSILON.to_f64();
+    let tol = (size * CONVEXITY_TOLERANCE).max(coord * eps * 64.0);
+    for v in verts {
+        let d = (v - centre).map(|x| x.to_f64()).norm();
+        assert!(d <= radius.to_f64() * (1.0 + 8.0 * eps) + 8.0 * eps * coord, "vertex outside the bounding sphere");
+    }
+    let mut dirs: Vec<Vector3<R>> = input.directions.iter().take(16).map(|d| p3::<R>(d).coords).collect();
+    dirs.extend([Vector3::x(), -Vector3::y(), Vector3::new(R::ONE, R::ONE, R::ONE)]);
+    for dir in dirs.iter().filter(|d| d.iter().all(|x| x.finite())) {
+        let dn = dir.map(|x| x.to_f64()).norm();
+        let value = |i: usize| dir.map(|x| x.to_f64()).dot(&verts[i].coords.map(|x| x.to_f64()));
+        let scan = p.support_index_scan(dir);
+        assert!(scan < nv, "scan index {scan} out of range");
+        let best = value(scan);
+        // Rounding of the dot products themselves.
+        let round = 8.0 * eps * dn * coord;
+        let allow = tol * dn + round;
+        let mut starts: Vec<usize> = input.hints.iter().take(8).map(|&h| h as usize).collect();
+        if nv <= 24 {
+            starts.extend(0..nv);
+        }
+        starts.push(usize::MAX);
+        for start in starts {
+            let i = p.support_index_climb(dir, start);
+            assert!(i < nv, "climb index {i} out of range");
+            let got = value(i);
+            assert!(
+                got >= best - allow,
+                "climb from {start} stopped at vertex {i} ({got}), scan found {scan} ({best}); allowance {allow}, {nv} vertices"
+            );
+        }
+        let mut hint = SupportHint(input.hints.first().copied().unwrap_or(0));
+        let s = p.support_hinted(dir, &mut hint);
+        assert!((hint.0 as usize) < nv, "hint {} out of range", hint.0);
+        assert!(verts.contains(&s), "support point {s:?} is not a vertex");
+    }
+}
+
+fn typed(r: &Result<Polytope<'_, impl Real>, ShapeError>) {
+    if let Err(e) = r {
+        assert!(matches!(e, ShapeError::Polytope(_)), "Polytope::new answered {e:?}, not a polytope error");
+    }
+}
+
+fn run<R: Real>(input: &Input) {
+    match &input.source {
+        Source::Raw(raw) => {
+            let arrays = Arrays::<R> {
+                vertices: raw.vertices.iter().map(p3).collect(),
+                vertex_adjacency_offsets: raw.vertex_adjacency_offsets.clone(),
+                vertex_adjacency: raw.vertex_adjacency.clone(),
+                faces: raw
+                    .faces
+                    .iter()
+                    .map(|(n, d)| Plane { normal: p3::<R>(n).coords, offset: R::lit(d.get()) })
+                    .collect(),
+                face_offsets: raw.face_offsets.clone(),
+                face_vertices: raw.face_vertices.clone(),
+                face_adjacency: raw.face_adjacency.clone(),
+            };
+            let r = Polytope::new(arrays.data());
+            typed(&r);
+            if let Ok(p) = r {
+                check_support(&p, input);
+            }
+        }
+        Source::Hull { points, mutations } => {
+            let pts: Vec<Point3<R>> = points.iter().take(80).map(p3).collect();
+            let Ok(hull) = quickhull(&pts) else { return };
+            let p = hull.polytope();
+            assert!(p.is_ok(), "quickhull's output fails validation: {p:?}");
+            if let Ok(p) = &p {
+                check_support(p, input);
+            }
+            if mutations.is_empty() {
+                return;
+            }
+            let d = hull.data();
+            let mut arrays = Arrays::<R> {
+                vertices: d.vertices.to_vec(),
+                vertex_adjacency_offsets: d.vertex_adjacency_offsets.to_vec(),
+                vertex_adjacency: d.vertex_adjacency.to_vec(),
+                faces: d.faces.to_vec(),
+                face_offsets: d.face_offsets.to_vec(),
+                face_vertices: d.face_vertices.to_vec(),
+                face_adjacency: d.face_adjacency.to_vec(),
+            };
+            for m in mutations.iter().take(8) {
+                arrays.mutate(m);
+            }
+            let r = Polytope::new(arrays.data());
+            typed(&r);
+            if let Ok(p) = r {
+                check_support(&p, input);
+            }
+        }
+    }
+}
+
+fuzz_target!(|input: Input| {
+    if input.f64 {
+        run::<f64>(&input)
+    } else {
+        run::<f32>(&input)
+    }
+});
