@@ -4,7 +4,7 @@
 //! cargo xtask test  [--no-setup] [--only KEYS] [--skip KEYS] [--list]
 //! cargo xtask demo  [--no-setup]
 //! cargo xtask bench [--no-setup] [CARGO-BENCH ARGS...] [-- CRITERION ARGS...]
-//! cargo xtask fuzz  [TARGET] [--time SECS] [-- LIBFUZZER ARGS...]
+//! cargo xtask fuzz  [TARGET...] [--time SECS] [--no-cmin] [--strict] [-- LIBFUZZER ARGS...]
 //! cargo xtask accuracy [POSES] [SEED]
 //! cargo xtask icount [--update]
 //! cargo xtask fw    tests m4f|m7|v6m | stack [--update] | icount | no-alloc | vsqrt
@@ -22,6 +22,8 @@ use std::time::{Duration, Instant};
 mod accuracy;
 
 mod firmware;
+
+mod fuzz;
 
 const USAGE: &str = "\
 usage: cargo xtask <command> [options]
@@ -43,8 +45,10 @@ commands:
          firmware/icount.toml (fails on a >10 % regression); --update rewrites it
   fw     one firmware check (the fw-* test steps): tests m4f|m7|v6m, stack
          [--update], icount, no-alloc, vsqrt
-  fuzz   run a cargo-fuzz target (default gjk_distance) for --time SECS
-         (default 60); installs cargo-fuzz if missing; needs nightly
+  fuzz   run every cargo-fuzz target (or those named) for --time SECS each
+         (default 60), corpus in fuzz/corpus/<target>/ minimised after
+         (--no-cmin skips), fails on any crash; --strict also fails on the
+         recorded open findings; installs cargo-fuzz if missing; nightly
   accuracy  the collision-accuracy table (Ruan et al. 2019, Table III): γ of
          GJK on inscribed meshes vs the exact Minkowski checker; [POSES] [SEED]
 ";
@@ -435,6 +439,7 @@ fn test_steps() -> Vec<Step> {
         with_args(cargo(), &["run", "--features", "std", "--example", "host_demo", "--", "--quiet"]),
     ));
     steps.extend(firmware::test_steps());
+    steps.push(fuzz::smoke_step());
     steps
 }
 
@@ -561,30 +566,5 @@ fn bench(args: &[String]) -> Result {
 }
 
 fn fuzz(args: &[String]) -> Result {
-    let mut target = "gjk_distance".to_string();
-    let mut time = 60u64;
-    let mut extra: Vec<String> = Vec::new();
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--time" => {
-                time = it
-                    .next()
-                    .and_then(|v| v.parse().ok())
-                    .ok_or_else(|| Failure::usage("--time needs a number of seconds"))?;
-            }
-            "--" => {
-                extra.extend(it.by_ref().cloned());
-            }
-            t if !t.starts_with('-') => target = t.to_string(),
-            other => return Err(Failure::usage(format!("unknown option `{other}` for fuzz"))),
-        }
-    }
-    banner("setup");
-    setup_rustup()?;
-    if capture(cargo_nightly().args(["fuzz", "--version"])).is_none() {
-        run(cargo().args(["install", "cargo-fuzz", "--locked"]))?;
-    }
-    banner(&format!("cargo fuzz run {target} ({time} s)"));
-    run(cargo_nightly().args(["fuzz", "run", &target, "--"]).arg(format!("-max_total_time={time}")).args(&extra))
+    fuzz::fuzz(args)
 }
