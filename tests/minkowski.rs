@@ -459,6 +459,9 @@ fn root_finder_statistics() {
                 mode,
             );
             its32.push(out32.iterations());
+            if out32.is_colliding().is_none() {
+                eprintln!("undetermined f32 {label}: a={a:?} e=({e1:.3},{e2:.3}) b={b:?} p2={p2:?}: {out32:?}");
+            }
             und32 += usize::from(out32.is_colliding().is_none());
         }
         for (prec, its, und) in [("f64", &mut its, und), ("f32", &mut its32, und32)] {

@@ -275,6 +275,32 @@ fn non_finite<R: Real, V>() -> MinkowskiOutcome<R, V> {
 
 // ---------------------------------------------------------------- 3D ----
 
+/// `(C, S, dC/dx, dS/dx)` with `(C, S) = (cos^γ x, sin^γ x)/|·|` (signed
+/// powers, `γ ≥ 1`): a point of the unit circle that moves smoothly with `x`.
+#[inline]
+fn reparam<R: Real>(x: R, gamma: R) -> (R, R, R, R) {
+    let (s, c) = nalgebra::ComplexField::sin_cos(x);
+    if gamma == R::ONE {
+        return (c, s, -s, c);
+    }
+    let pw = |t: R| {
+        let at = t.abs_();
+        if at > R::ZERO {
+            let p = nalgebra::ComplexField::powf(at, gamma);
+            (if t < R::ZERO { -p } else { p }, gamma * p / at)
+        } else {
+            (R::ZERO, R::ZERO)
+        }
+    };
+    let (ct, dct) = pw(c);
+    let (st, dst) = pw(s);
+    let (dct, dst) = (-dct * s, dst * c);
+    let n = Real::sqrt(ct * ct + st * st);
+    let (cc, ss) = (ct / n, st / n);
+    let dn = (ct * dct + st * dst) / n;
+    (cc, ss, (dct - cc * dn) / n, (dst - ss * dn) / n)
+}
+
 struct Sq3<R: Real> {
     a: Vec3<R>,
     e1: R,
@@ -282,18 +308,42 @@ struct Sq3<R: Real> {
     /// `B²` of the ellipsoid in the superquadric's frame.
     m: Mat3<R>,
     floor: R,
+    /// Reparametrisation exponents `1/min(ε, 2 − ε)` (see [`Sq3::eval`]).
+    g1: R,
+    g2: R,
 }
 
 impl<R: Real> Sq3<R> {
-    fn eval(&self, eta: R, omega: R) -> Eval<R, 3> {
-        let (se, ce) = nalgebra::ComplexField::sin_cos(eta);
-        let (sw, cw) = nalgebra::ComplexField::sin_cos(omega);
-        self.eval_cs(&[ce, se, cw, sw])
+    /// Evaluation at the solver's variables `(α, β)`: the paper's angles
+    /// reparametrised so that no signed power has a cusp,
+    /// `(cos η, sin η) ∝ (cos^γ1 α, sin^γ1 α)` with `γ = 1/min(ε, 2 − ε)`
+    /// (then `x_a ∝ cos^(γε) α` and `∇Φ ∝ cos^(γ(2−ε)) α`, both exponents ≥ 1:
+    /// finite derivatives everywhere). `γ = 1` is the paper's angle.
+    fn eval(&self, alpha: R, beta: R) -> Eval<R, 3> {
+        let (ce, se, dce, dse) = reparam(alpha, self.g1);
+        let (cw, sw, dcw, dsw) = reparam(beta, self.g2);
+        self.eval_cs(&[ce, se, cw, sw], &[dce, dse, dcw, dsw])
     }
 
-    /// Evaluation from `[cos η, sin η, cos ω, sin ω]`.
-    fn eval_cs(&self, cs: &[R; 4]) -> Eval<R, 3> {
+    /// The solver's variables `(α, β)` of `[cos η, sin η, cos ω, sin ω]`.
+    fn angles(&self, cs: &[R; 4]) -> (R, R) {
         let [ce, se, cw, sw] = *cs;
+        let undo = |c: R, s: R, g: R| {
+            if g == R::ONE {
+                RealField::atan2(s, c)
+            } else {
+                let i = R::ONE / g;
+                RealField::atan2(signed_pow(s, i), signed_pow(c, i))
+            }
+        };
+        (undo(ce, se, self.g1), undo(cw, sw, self.g2))
+    }
+
+    /// Evaluation from `[cos η, sin η, cos ω, sin ω]` and their derivatives
+    /// with respect to the solver's two variables.
+    fn eval_cs(&self, cs: &[R; 4], dcs: &[R; 4]) -> Eval<R, 3> {
+        let [ce, se, cw, sw] = *cs;
+        let [dce, dse, dcw, dsw] = *dcs;
         let f = self.floor;
         let a = &self.a;
         let pe_c = powers(ce, self.e1, f);
@@ -302,12 +352,12 @@ impl<R: Real> Sq3<R> {
         let pw_s = powers(sw, self.e2, f);
         // Surface point, Eq. 10, and its partial derivatives.
         let x_a = Vec3::new(a.x * pe_c.x * pw_c.x, a.y * pe_c.x * pw_s.x, a.z * pe_s.x);
-        let xa_eta = Vec3::new(-a.x * pe_c.dx * se * pw_c.x, -a.y * pe_c.dx * se * pw_s.x, a.z * pe_s.dx * ce);
-        let xa_om = Vec3::new(-a.x * pe_c.x * pw_c.dx * sw, a.y * pe_c.x * pw_s.dx * cw, R::ZERO);
+        let xa_eta = Vec3::new(a.x * pe_c.dx * dce * pw_c.x, a.y * pe_c.dx * dce * pw_s.x, a.z * pe_s.dx * dse);
+        let xa_om = Vec3::new(a.x * pe_c.x * pw_c.dx * dcw, a.y * pe_c.x * pw_s.dx * dsw, R::ZERO);
         // Gradient, Eq. 12 (without the constant 2/ε1), and its derivatives.
         let g = Vec3::new(pe_c.g * pw_c.g / a.x, pe_c.g * pw_s.g / a.y, pe_s.g / a.z);
-        let g_eta = Vec3::new(-pe_c.dg * se * pw_c.g / a.x, -pe_c.dg * se * pw_s.g / a.y, pe_s.dg * ce / a.z);
-        let g_om = Vec3::new(-pe_c.g * pw_c.dg * sw / a.x, pe_c.g * pw_s.dg * cw / a.y, R::ZERO);
+        let g_eta = Vec3::new(pe_c.dg * dce * pw_c.g / a.x, pe_c.dg * dce * pw_s.g / a.y, pe_s.dg * dse / a.z);
+        let g_om = Vec3::new(pe_c.g * pw_c.dg * dcw / a.x, pe_c.g * pw_s.dg * dsw / a.y, R::ZERO);
         // Ellipsoid support in direction g: B²g/|Bg| (Eq. 6 with r cancelled).
         let w = self.m * g;
         let q = g.dot(&w);
@@ -367,7 +417,9 @@ pub fn ellipsoid_superquadric<R: Real>(
     let b = ellipsoid.semi_axes();
     let m = rot * Mat3::from_diagonal(&b.component_mul(&b)) * rot.transpose();
     let (e1, e2) = superquadric.exponents();
-    let sq = Sq3 { a: superquadric.semi_axes(), e1, e2, m, floor: Real::sqrt(R::EPSILON) };
+    let gamma = |e: R| R::ONE / min(e, R::TWO - e);
+    let gammas = (gamma(e1), gamma(e2));
+    let mut sq = Sq3 { a: superquadric.semi_axes(), e1, e2, m, floor: Real::sqrt(R::EPSILON), g1: R::ONE, g2: R::ONE };
     let frame = Frame { rot: *r1, t: t1 };
     let b_min = min(min(b.x, b.y), b.z);
     let p_norm = norm(&p);
@@ -375,7 +427,7 @@ pub fn ellipsoid_superquadric<R: Real>(
 
     if !(p_norm > R::ZERO) {
         // Coincident centres: p₀ = 0 is inside K.
-        let ev = sq.eval_cs(&[R::ONE, R::ZERO, R::ONE, R::ZERO]);
+        let ev = sq.eval_cs(&[R::ONE, R::ZERO, R::ONE, R::ZERO], &[R::ZERO, R::ONE, R::ZERO, R::ONE]);
         let c = certify(&pb, &ev);
         let mut h = hit(&pb, &ev, &c, &frame, 1, true);
         h.margin = R::ZERO;
@@ -386,9 +438,13 @@ pub fn ellipsoid_superquadric<R: Real>(
     let u = any_orthogonal(&pb.dir);
     let v = pb.dir.cross(&u);
 
-    // First guess: the angles of p₀ seen from the superquadric.
+    // First guess: the angles of p₀ seen from the superquadric. The solver
+    // starts in the paper's angles (γ = 1: cheapest, and most queries are
+    // decided within two evaluations) and switches to the cusp-free
+    // variables at its first restart.
+    let d_paper = |cs: &[R; 4]| [-cs[1], cs[0], -cs[3], cs[2]];
     let mut cs = first_guess3(superquadric, &p);
-    let mut ev = sq.eval_cs(&cs);
+    let mut ev = sq.eval_cs(&cs, &d_paper(&cs));
     let mut phi = objective(&pb, &ev);
     let mut iterations = 1u32;
     let mut polish = 0u32;
@@ -402,14 +458,14 @@ pub fn ellipsoid_superquadric<R: Real>(
         let target = pb.dir * norm(&ev.x_eb) - s_e;
         let a = superquadric.semi_axes();
         let cand_cs = cs_for(&Vec3::new(target.x / a.x, target.y / a.y, target.z / a.z), e1, e2);
-        let cand = sq.eval_cs(&cand_cs);
+        let cand = sq.eval_cs(&cand_cs, &d_paper(&cand_cs));
         iterations += 1;
         let cand_phi = objective(&pb, &cand);
         if cand_phi < phi {
             (cs, ev, phi) = (cand_cs, cand, cand_phi);
         }
     }
-    let (mut eta, mut omega) = angles(&cs);
+    let (mut eta, mut omega) = sq.angles(&cs);
     let mut mu = R::ZERO;
     let mut rejects = 0u32;
     let mut restarts = 0u32;
@@ -440,6 +496,15 @@ pub fn ellipsoid_superquadric<R: Real>(
                 since_restart = 0;
                 mu = R::ZERO;
                 radius = R::HALF;
+                if sq.g1 == R::ONE && sq.g2 == R::ONE && (gammas.0 != R::ONE || gammas.1 != R::ONE) {
+                    // Switch to the cusp-free variables, keeping the iterate.
+                    let cs_now = [eta.cos(), eta.sin(), omega.cos(), omega.sin()];
+                    (sq.g1, sq.g2) = gammas;
+                    (eta, omega) = sq.angles(&cs_now);
+                    ev = sq.eval(eta, omega);
+                    phi = objective(&pb, &ev);
+                    iterations += 1;
+                }
                 let (ge, go) = grid_start3(&sq, &pb, restarts);
                 let cand = sq.eval(ge, go);
                 iterations += 1;
@@ -590,13 +655,6 @@ fn cs_for<R: Real>(u: &Vec3<R>, k1: R, k2: R) -> [R; 4] {
     }
 }
 
-/// The angles `(η, ω)` of `[cos η, sin η, cos ω, sin ω]`.
-#[inline]
-fn angles<R: Real>(cs: &[R; 4]) -> (R, R) {
-    let [ce, se, cw, sw] = *cs;
-    (RealField::atan2(se, ce), RealField::atan2(sw, cw))
-}
-
 /// Best start of a coarse grid: the first restart samples the boundary by
 /// its normals (dense where the surface is flat), the second by the
 /// parameters (dense where it is curved).
@@ -612,7 +670,7 @@ fn grid_start3<R: Real>(sq: &Sq3<R>, pb: &Problem<R, 3>, restart: u32) -> (R, R)
             let (eta, omega) = if restart <= 1 {
                 let (lat, lon) = (R::lit(lat), R::lit(lon));
                 let n = Vec3::new(lat.cos() * lon.cos(), lat.cos() * lon.sin(), lat.sin());
-                angles(&cs_for(&sq.a.component_mul(&n), k1, k2))
+                sq.angles(&cs_for(&sq.a.component_mul(&n), k1, k2))
             } else {
                 (R::lit(lat), R::lit(lon))
             };
@@ -871,7 +929,15 @@ mod tests {
     fn jacobian_matches_finite_differences() {
         let m = Mat3::new(1.0, 0.2, 0.1, 0.2, 0.5, -0.1, 0.1, -0.1, 0.7);
         for (e1, e2) in [(1.0, 1.0), (0.5, 1.5), (1.7, 0.3)] {
-            let sq = Sq3 { a: Vec3::new(1.0_f64, 2.0, 0.5), e1, e2, m, floor: 1e-8 };
+            let sq = Sq3 {
+                a: Vec3::new(1.0_f64, 2.0, 0.5),
+                e1,
+                e2,
+                m,
+                floor: 1e-8,
+                g1: 1.0 / f64::min(e1, 2.0 - e1),
+                g2: 1.0 / f64::min(e2, 2.0 - e2),
+            };
             for (eta, om) in [(0.3, 0.4), (-0.7, 2.0), (1.1, -2.5)] {
                 let ev = sq.eval(eta, om);
                 let h = 1e-6;
