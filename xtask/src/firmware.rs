@@ -550,39 +550,51 @@ fn trace_counts() -> Result<Vec<(String, Vec<u64>)>> {
     });
 
     // Count trace lines from the first instruction of bench_start to the
-    // first of bench_stop.
-    let trace = fs::File::open(&fifo).map_err(|e| Failure::new(format!("{}: {e}", fifo.display())))?;
-    let mut rd = BufReader::with_capacity(1 << 20, trace);
-    let (mut counts, mut current, mut line, mut total) = (Vec::new(), None::<u64>, Vec::new(), 0u64);
-    loop {
-        line.clear();
-        match rd.read_until(b'\n', &mut line) {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {}
-        }
-        total += 1;
-        // "Trace 0: 0x7f.. [00000000/000067a4/00000000/ff200000] symbol"
-        let pc = line
-            .iter()
-            .position(|&c| c == b'/')
-            .and_then(|i| {
-                let rest = &line[i + 1..];
-                let j = rest.iter().position(|&c| c == b'/')?;
-                u64::from_str_radix(std::str::from_utf8(&rest[..j]).ok()?, 16).ok()
-            })
-            .map(|p| p & !1);
-        if let Some(c) = current.as_mut() {
-            *c += 1;
-        }
-        if pc == Some(start) {
-            current = Some(1);
-        } else if pc == Some(stop) {
-            if let Some(c) = current.take() {
-                counts.push(c - 1);
+    // first of bench_stop, in a thread: opening the FIFO blocks until QEMU
+    // opens its end.
+    let fifo_r = fifo.clone();
+    let counter = thread::spawn(move || -> std::io::Result<(Vec<u64>, u64)> {
+        let mut rd = BufReader::with_capacity(1 << 20, fs::File::open(&fifo_r)?);
+        let (mut counts, mut current, mut line, mut total) = (Vec::new(), None::<u64>, Vec::new(), 0u64);
+        while rd.read_until(b'\n', &mut line)? > 0 {
+            total += 1;
+            // "Trace 0: 0x7f.. [00000000/000067a4/00000000/ff200000] symbol"
+            let pc = line
+                .iter()
+                .position(|&c| c == b'/')
+                .and_then(|i| {
+                    let rest = &line[i + 1..];
+                    let j = rest.iter().position(|&c| c == b'/')?;
+                    u64::from_str_radix(std::str::from_utf8(&rest[..j]).ok()?, 16).ok()
+                })
+                .map(|p| p & !1);
+            if let Some(c) = current.as_mut() {
+                *c += 1;
             }
+            if pc == Some(start) {
+                current = Some(1);
+            } else if pc == Some(stop) {
+                if let Some(c) = current.take() {
+                    counts.push(c - 1);
+                }
+            }
+            line.clear();
         }
-    }
+        Ok((counts, total))
+    });
     let status = q.wait().map_err(|e| Failure::new(format!("qemu: {e}")))?;
+    // If QEMU died before opening its end, the counter still waits in
+    // open(): open the writing end ourselves (non-blocking; it fails
+    // harmlessly when no reader waits) so that it sees end-of-file.
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        const O_NONBLOCK: i32 = 0o4000; // Linux
+        let _ = fs::OpenOptions::new().write(true).custom_flags(O_NONBLOCK).open(&fifo);
+    }
+    let (counts, total) = counter
+        .join()
+        .map_err(|_| Failure::new("the trace counter panicked"))?
+        .map_err(|e| Failure::new(format!("reading the trace {}: {e}", fifo.display())))?;
     let _ = decoder.wait();
     let log = log_reader.join().unwrap_or_default();
     let _ = fs::remove_file(&fifo);
