@@ -141,9 +141,31 @@ impl_real!(f32, sqrt_f32);
 impl_real!(f64, libm::sqrt);
 
 /// Euclidean length with the kernel's square root (any dimension).
+///
+/// The sum of squares overflows for components above `sqrt(MAX)` (≈1.8e19
+/// in f32) and underflows below `sqrt(MIN_POSITIVE)`; then the vector is
+/// scaled by its largest component first, so the length is right for every
+/// finite vector. The common case costs one extra comparison.
 #[inline(always)]
 pub fn norm<R: Real, const D: usize>(v: &SVector<R, D>) -> R {
-    Real::sqrt(v.dot(v))
+    let d = v.dot(v);
+    if d.finite() && d >= R::MIN_POSITIVE {
+        Real::sqrt(d)
+    } else {
+        norm_scaled(v)
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn norm_scaled<R: Real, const D: usize>(v: &SVector<R, D>) -> R {
+    let m = v.iter().fold(R::ZERO, |m, c| max(m, c.abs_()));
+    if !(m > R::ZERO) || !m.finite() {
+        // Zero, NaN (m stays 0 or NaN is skipped by `max`) or infinite.
+        return if v.iter().all(|c| c.finite()) { R::ZERO } else { v.dot(v) };
+    }
+    let u = v / m;
+    m * Real::sqrt(u.dot(&u))
 }
 
 /// `v / |v|`, or `None` when `v` is zero or not finite.
@@ -245,6 +267,18 @@ mod tests {
         assert_eq!(Real::sqrt(169.0_f32), 13.0);
         assert!(Real::sqrt(-1.0_f32).is_nan());
         assert_eq!(Real::sqrt(2.0_f64), core::f64::consts::SQRT_2);
+    }
+
+    #[test]
+    fn norm_has_no_overflow_or_underflow() {
+        let big = Vec3::new(3.0e30_f32, 4.0e30, 0.0);
+        assert_eq!(norm(&big), 5.0e30);
+        let tiny = Vec3::new(3.0e-30_f32, 4.0e-30, 0.0);
+        assert!((norm(&tiny) - 5.0e-30).abs() < 1e-36);
+        assert!(normalize(&tiny).is_some());
+        assert_eq!(norm(&Vec3::<f32>::zeros()), 0.0);
+        assert!(norm(&Vec3::new(f32::NAN, 1.0, 0.0)).is_nan());
+        assert_eq!(norm(&Vec3::new(f32::INFINITY, 1.0, 0.0)), f32::INFINITY);
     }
 
     #[test]

@@ -20,8 +20,12 @@
 //! # Exact flags from approximate SDFs
 //! `φ_AB < 0` exactly where both SDFs are negative (an R-function), so with
 //! SDFs that are lower bounds with the right sign ([`SdfAccuracy::LowerBound`])
-//! the collision answer is still exact; the distance and depth are then
-//! those of the approximate SDFs (lower bounds of the true ones).
+//! the collision answer is still exact: every cutting plane is a supporting
+//! halfspace of a true body, so no cut ever removes a point of `A ∩ B`. The
+//! distance and depth are then those of the approximation, and the bounds
+//! are not a proof: the cutting-plane argument needs a convex function, and
+//! the bounds (the ellipsoid's Eq. 21 value, the polytope's Algorithm 4) are
+//! not convex inside the body ([`SdfContact::certified`] is `false`).
 //!
 //! # Starting region
 //! Algorithm 3 on the bodies' bounding balls grown by an upper bound `f⁺`
@@ -121,9 +125,13 @@ pub struct SdfContact<R: Real, const D: usize> {
     /// unless a warm-start bound was better): half the distance when apart,
     /// minus the inscribed-ball radius when overlapping.
     pub phi: R,
-    /// Certificate `f⁻ ≤ φ* ≤ f⁺` (on the approximate problem when an SDF is
-    /// a bound; see the module docs).
+    /// `f⁻ ≤ φ* ≤ f⁺`: a certificate when [`certified`](Self::certified).
     pub bounds: Bounds<R>,
+    /// Both SDFs exact: `bounds` is a proof. With a lower-bound SDF the
+    /// collision flag is still exact (outside the tolerance band) but the
+    /// approximation is not convex inside the body, so the bounds of an
+    /// overlapping pair are estimates (seen off by up to 8 % of the depth).
+    pub certified: bool,
     /// The optimum `x*` (the centre of the inscribed ball, or the midpoint
     /// of the closest points).
     pub x: SVector<R, D>,
@@ -153,9 +161,10 @@ impl<R: Real + defmt::Format, const D: usize> defmt::Format for SdfContact<R, D>
     fn format(&self, f: defmt::Formatter) {
         defmt::write!(
             f,
-            "SdfContact {{ phi: {}, bounds: {}, x: {}, normal: {}, iterations: {} }}",
+            "SdfContact {{ phi: {}, bounds: {}, certified: {}, x: {}, normal: {}, iterations: {} }}",
             self.phi,
             self.bounds,
+            self.certified,
             self.x.as_slice(),
             self.normal.as_slice(),
             self.iterations
@@ -304,6 +313,12 @@ impl<R: Real, const D: usize> EllipsoidWarmStart<R, D> {
     pub fn is_warm(&self) -> bool {
         self.valid
     }
+}
+
+/// Value and subgradient both finite.
+#[inline(always)]
+fn finite_sample<R: Real, const D: usize>(s: &SdfSample<R, D>) -> bool {
+    s.value.finite() && s.gradient.iter().all(|c| c.finite())
 }
 
 /// `(f, ∂f)` of `max(φ_A, φ_B)` from the two samples.
@@ -511,6 +526,9 @@ impl<R: Real> EllipsoidMethod<R> {
         let (mut hint_a, mut hint_b) = (warm.hint_a, warm.hint_b);
         let sa = a.eval_hinted(&x0, &mut hint_a);
         let sb = b.eval_hinted(&x0, &mut hint_b);
+        if !(finite_sample(&sa) && finite_sample(&sb)) {
+            return undetermined(Undetermined::NonFinite, run.lower, run.upper, 0);
+        }
         run.offer(&x0, &sa, &sb);
 
         // Warm start: the old optimum, Corollary 1, Proposition 5.
@@ -529,6 +547,9 @@ impl<R: Real> EllipsoidMethod<R> {
             let x = warm.x;
             let sa = a.eval_hinted(&x, &mut hint_a);
             let sb = b.eval_hinted(&x, &mut hint_b);
+            if !(finite_sample(&sa) && finite_sample(&sb)) {
+                return undetermined(Undetermined::NonFinite, run.lower, run.upper, 0);
+            }
             run.offer(&x, &sa, &sb);
             if exact && warm.exact {
                 let (pa, pb) = (warm.a.value, warm.b.value);
@@ -606,10 +627,11 @@ impl<R: Real> EllipsoidMethod<R> {
             let x = e.e;
             let sa = a.eval_hinted(&x, &mut hint_a);
             let sb = b.eval_hinted(&x, &mut hint_b);
-            let (f, g) = run.offer(&x, &sa, &sb);
-            if !f.finite() || !g.iter().all(|c| c.finite()) {
+            // Both samples, not only the larger: `max(φ, NaN)` hides a NaN.
+            if !(finite_sample(&sa) && finite_sample(&sb)) {
                 return undetermined(Undetermined::NonFinite, run.lower, run.upper, run.iterations);
             }
+            let (f, g) = run.offer(&x, &sa, &sb);
             let ext = e.extent(&g);
             let width = ext.width;
             let lin_min = f - width; // f + min over E of g·(y − x), x = e (Eq. 10)
@@ -716,6 +738,7 @@ impl<R: Real> EllipsoidMethod<R> {
             point_b: project(&x, sb),
             normal,
             iterations: run.iterations,
+            certified: exact,
         };
         *warm = EllipsoidWarmStart {
             valid: true,

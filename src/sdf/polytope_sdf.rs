@@ -14,13 +14,19 @@
 //! linear function on a convex polytope has no local maximum on its vertex
 //! graph that is not global, so steepest ascent from any face ends at the
 //! right one. Strict ascent never revisits a face, so no visited set is
-//! needed and the face count caps the walk. The caller's [`SdfHint`] keeps
+//! needed and the face count caps the walk; ties (coplanar faces, which are
+//! one polar vertex seen as several) fall back to a scan of all faces. The caller's [`SdfHint`] keeps
 //! the face found last (the paper's `a₀`): after a small motion the walk is a
 //! step or two.
 
 use super::{Ball, Sdf, SdfAccuracy, SdfHint, SdfSample};
 use crate::math::{Real, Vec3};
+use crate::shape::CONVEXITY_TOLERANCE;
 use crate::shape::{Bounded, Plane, Polytope, SupportMap};
+
+/// Relative difference below which two faces' ray ratios count as tied
+/// (the polytope validation's own planarity tolerance).
+pub const TIE_TOLERANCE: f64 = CONVEXITY_TOLERANCE;
 
 /// `(nₐ·(x − c), δₐ)` of face `a`: `sₐ` as a fraction with a positive
 /// denominator, so faces compare without a division.
@@ -32,6 +38,15 @@ fn ratio<R: Real>(plane: &Plane<R>, y: &Vec3<R>, c: &Vec3<R>) -> (R, R) {
 impl<R: Real> Polytope<'_, R> {
     /// Index of the face maximising `nₐ·(x − c)/δₐ` by Algorithm 4, from
     /// face `start` (out-of-range starts at 0).
+    ///
+    /// Ties: a flat face split into coplanar triangles (as mesh exporters
+    /// write them, and as validation accepts within its tolerance) is one
+    /// vertex of the polar seen as several, so the climb can stop on a
+    /// triangle of the flat region while the exit face lies past another
+    /// triangle of it. When the walk ends next to a neighbour whose ratio
+    /// ties with its own (within [`TIE_TOLERANCE`]), or runs out of steps,
+    /// the face is found by [`sdf_face_scan`](Self::sdf_face_scan) instead:
+    /// exact, `O(F)`, and rare on hulls without coplanar faces.
     pub fn sdf_face_climb(&self, x: &Vec3<R>, start: usize) -> usize {
         let faces = self.data().faces;
         let c = self.center().coords;
@@ -39,9 +54,12 @@ impl<R: Real> Polytope<'_, R> {
         let mut a = if start < faces.len() { start } else { 0 };
         let Some(plane) = faces.get(a) else { return 0 };
         let (mut num, mut den) = ratio(plane, &y, &c);
+        let tie = R::lit(TIE_TOLERANCE);
         // Strict ascent visits each face at most once.
         for _ in 0..faces.len() {
+            let (num_a, den_a) = (num, den);
             let mut next = a;
+            let mut tied = false;
             for &b in self.face_neighbours(a) {
                 let b = b as usize;
                 if let Some(p) = faces.get(b) {
@@ -52,14 +70,16 @@ impl<R: Real> Polytope<'_, R> {
                         den = d2;
                         next = b;
                     }
+                    let (l, r) = (n2 * den_a, num_a * d2);
+                    tied |= b != a && !((l - r).abs_() > tie * (l.abs_() + r.abs_()));
                 }
             }
             if next == a {
-                break;
+                return if tied { self.sdf_face_scan(x) } else { a };
             }
             a = next;
         }
-        a
+        self.sdf_face_scan(x)
     }
 
     /// From face `start`, steepest ascent of the plane value `nₐ·x − dₐ` over

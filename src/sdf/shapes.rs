@@ -315,7 +315,10 @@ impl<R: Real> CappedCone<R> {
                 t
             };
             let d = p - (a + ab * t);
+            // Far away the squares overflow: such a candidate counts as MAX
+            // (the first one wins; they differ by the body's size only).
             let d2 = d.dot(&d);
+            let d2 = if d2.finite() { d2 } else { R::MAX };
             if d2 < nearest {
                 nearest = d2;
                 nearest_vec = d;
@@ -444,17 +447,22 @@ impl<R: Real> Sdf<R, 3> for Ellipsoid<R> {
     /// A supporting halfspace contains the body, so `φ̂ ≤ φ` everywhere, with
     /// equality on the surface and the same sign; the plane's normal
     /// `n = (x/a²)/k₁` is the gradient returned. At the centre: `−min(a)`.
+    ///
+    /// Far from the body `|x/a|` and `|x/a²|` overflow: both are computed on
+    /// `x/s` with `s = max |xᵢ|` (when above 1) and the value rebuilt as
+    /// `k₀′(s·k₀′ − 1)/k₁′`, finite wherever `s·k₀′` is.
     #[inline]
     fn eval(&self, x: &Vec3<R>) -> SdfSample<R, 3> {
         let a = self.semi_axes();
-        let u = x.component_div(&a);
+        let scale = max(crate::math::max_abs(x), R::ONE);
+        let u = (x / scale).component_div(&a);
         let w = u.component_div(&a);
         let k0 = norm(&u);
         let k1 = norm(&w);
         if !(k1 > R::ZERO) {
             return sample(-a.min(), Vec3::zeros());
         }
-        sample(k0 * (k0 - R::ONE) / k1, w / k1)
+        sample(k0 * (scale * k0 - R::ONE) / k1, w / k1)
     }
     fn accuracy(&self) -> SdfAccuracy {
         SdfAccuracy::LowerBound
