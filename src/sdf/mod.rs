@@ -26,7 +26,7 @@ pub mod shapes;
 pub use ellipsoid_method::{
     EllipsoidMethod, EllipsoidMethodOutcome, EllipsoidWarmStart, InitialRegion, SdfContact, Stop,
 };
-pub use polytope_sdf::TIE_TOLERANCE;
+pub use polytope_sdf::TIE_TOLERANCE_EPS;
 pub use shapes::{BoxN, CappedCone, Halfspace, Transformed};
 
 use crate::math::Real;
