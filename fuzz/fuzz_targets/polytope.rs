@@ -194,7 +194,16 @@ fn check_support<R: Real>(p: &Polytope<'_, R>, input: &Input) {
         let d = (v - centre).map(|x| x.to_f64()).norm();
         assert!(d <= radius.to_f64() * (1.0 + 8.0 * eps) + 8.0 * eps * coord, "vertex outside the bounding sphere");
     }
-    let mut dirs: Vec<Vector3<R>> = input.directions.iter().take(16).map(|d| p3::<R>(d).coords).collect();
+    // Unit directions (normalised in f64): `dir·p` with a huge `dir`
+    // overflows (f32: |dir| ≈ 1e36 against coordinates ≈ 100), after which
+    // neither the scan nor the climb can order the vertices. Directions in
+    // GJK are CSO points, as large as the bodies, not more.
+    let unit = |d: &[Num; 3]| {
+        let v = Vector3::new(d[0].get(), d[1].get(), d[2].get());
+        let n = v.norm();
+        (n > 0.0 && n.is_finite()).then(|| (v / n).map(R::lit))
+    };
+    let mut dirs: Vec<Vector3<R>> = input.directions.iter().take(16).filter_map(unit).collect();
     dirs.extend([Vector3::x(), -Vector3::y(), Vector3::new(R::ONE, R::ONE, R::ONE)]);
     for dir in dirs.iter().filter(|d| d.iter().all(|x| x.finite())) {
         let dn = dir.map(|x| x.to_f64()).norm();
