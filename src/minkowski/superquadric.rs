@@ -154,12 +154,42 @@ fn certify<R: Real, const D: usize>(pb: &Problem<R, D>, ev: &Eval<R, D>) -> Chec
     let mut verdict = Verdict::Open;
     if ev.n.dot(&(pb.p - ev.x_eb)) > slack * (pb.p_norm + len) {
         verdict = Verdict::Separated;
-    } else if cos > R::ZERO && len > R::ZERO {
-        // p₀ in conv(B(0, ρ) ∪ {x_eb}): radial bound L sinα / sin(α + θ).
-        let sa = min(pb.rho / len, R::ONE);
+    } else if len > R::ZERO && pb.rho > R::ZERO {
+        // p₀ in H = conv(B(0, ρ) ∪ {X}), X = x_eb, |X| = L, θ = ∠(X, p₀).
+        //
+        // Radial function of H. Let sin α = ρ/L (α: half-angle of the
+        // tangent cone from X; ρ ≥ L means H = B(0, ρ)). A tangent from X
+        // touches the ball at T with ∠(X, T) = π/2 − α (right angle at T).
+        // - θ ≤ π/2 − α: the ray meets the tangent segment XT; in the
+        //   triangle (0, X, P) the angles are θ at 0 and α at X, so by the
+        //   sine rule |P| = L sin α / sin(α + θ).
+        // - θ > π/2 − α (cos(α + θ) < 0, including every θ ≥ π/2): the ray
+        //   leaves H through the ball, |P| = ρ (the tangent-line formula
+        //   would give more than ρ there: the hull does not reach it).
+        // Both agree (= ρ) at θ = π/2 − α, so a rounding flip of the branch
+        // test is harmless.
+        //
+        // x_eb is a boundary point of K only up to rounding, e = slack·(|p₀|
+        // + L). If |X − X'| ≤ e for a true boundary point X', then
+        // μX ∈ conv(B(0, ρ) ∪ {X'}) for μ = ρ/(ρ + e) (μX = μX' + (1 − μ)y,
+        // |y| = μe/(1 − μ) = ρ), so H built on μX ⊆ K: the cone test uses
+        // L' = μL (same direction, same θ). The shrink μ is ≈ 1 − e/ρ, the
+        // geometric amplification of a thin cone.
+        let e = slack * (pb.p_norm + len);
+        let l_eff = len * pb.rho / (pb.rho + e);
+        let sa = min(pb.rho / l_eff, R::ONE);
         let ca = Real::sqrt(max(R::ZERO, R::ONE - sa * sa));
-        let denom = sa * cos + ca * sin;
-        if denom > R::ZERO && pb.p_norm < len * sa / denom * (R::ONE - slack) {
+        let radial = if cos > R::ZERO && ca * cos - sa * sin >= R::ZERO {
+            let denom = sa * cos + ca * sin;
+            if denom > R::ZERO {
+                min(l_eff * sa / denom, max(l_eff, pb.rho))
+            } else {
+                pb.rho
+            }
+        } else {
+            pb.rho
+        };
+        if pb.p_norm < radial * (R::ONE - slack) {
             verdict = Verdict::Colliding;
         }
     }
@@ -241,6 +271,32 @@ fn settle<R: Real, const D: usize>(
         *polish += 1;
     }
     None
+}
+
+/// Coincident centres (`p₀ = 0`, inside `K`): colliding, with the witness of
+/// the first boundary point — unless that evaluation is not finite (a pose
+/// that is not a rigid motion can make the ellipsoid's matrix 0 and its
+/// support `0/0`), which, like every other exit (`settle`), is undetermined:
+/// a determined answer never carries NaN or a zero normal (degenerate).
+fn coincident<R: Real, const D: usize>(
+    pb: &Problem<R, D>,
+    ev: &Eval<R, D>,
+    fr: &Frame<R, D>,
+) -> MinkowskiOutcome<R, SVector<R, D>> {
+    let c = certify(pb, ev);
+    let mut h = hit(pb, ev, &c, fr, 1, true);
+    h.margin = R::ZERO;
+    h.residual = R::ZERO;
+    let nn = norm(&h.normal);
+    let finite = finite_vec(&h.boundary_point) && finite_vec(&h.contact_point) && finite_vec(&h.normal);
+    if !finite {
+        return MinkowskiOutcome::Undetermined { reason: Undetermined::NonFinite, iterations: 1, residual: R::ZERO };
+    }
+    if !(nn > R::HALF && nn < R::TWO) {
+        // Not a unit normal: the pose's rotation is not a rotation.
+        return MinkowskiOutcome::Undetermined { reason: Undetermined::Degenerate, iterations: 1, residual: R::ZERO };
+    }
+    MinkowskiOutcome::Colliding(h)
 }
 
 /// The iteration cap: a certificate still decides (not converged),
@@ -428,11 +484,7 @@ pub fn ellipsoid_superquadric<R: Real>(
     if !(p_norm > R::ZERO) {
         // Coincident centres: p₀ = 0 is inside K.
         let ev = sq.eval_cs(&[R::ONE, R::ZERO, R::ONE, R::ZERO], &[R::ZERO, R::ONE, R::ZERO, R::ONE]);
-        let c = certify(&pb, &ev);
-        let mut h = hit(&pb, &ev, &c, &frame, 1, true);
-        h.margin = R::ZERO;
-        h.residual = R::ZERO;
-        return MinkowskiOutcome::Colliding(h);
+        return coincident(&pb, &ev, &frame);
     }
     pb.dir = p / p_norm;
     let u = any_orthogonal(&pb.dir);
@@ -776,11 +828,7 @@ pub fn ellipse_superellipse<R: Real>(
         Problem { p, p_norm, dir: Vector2::x(), rho: superellipse.inradius_lower_bound() + min(b.x, b.y), tol };
     if !(p_norm > R::ZERO) {
         let ev = se.eval_cs(R::ONE, R::ZERO);
-        let c = certify(&pb, &ev);
-        let mut h = hit(&pb, &ev, &c, &frame, 1, true);
-        h.margin = R::ZERO;
-        h.residual = R::ZERO;
-        return MinkowskiOutcome::Colliding(h);
+        return coincident(&pb, &ev, &frame);
     }
     pb.dir = p / p_norm;
     // First guess: the angle of p₀ seen from the superellipse.
