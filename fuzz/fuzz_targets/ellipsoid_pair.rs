@@ -194,6 +194,12 @@ fn two<R: Real>(i: &In2) {
     let swapped = ellipses(&eb, &pb, &ea, &pa);
     check("ellipses(b, a)", &swapped);
     let well = i.a.iter().chain(&i.b).all(size_ok) && i.ta.iter().chain(&i.tb).chain([&i.ra, &i.rb]).all(|x| x.small());
+    // The open finding `f32-2d-circle-needle-false-separated` (the f32
+    // coefficients with a thin ellipse, as in 3D).
+    let ratio = |s: &[Size; 2]| s[0].get().max(s[1].get()) / s[0].get().min(s[1].get());
+    if skip_known() && R::EPSILON.to_f64() > 1e-10 && (ratio(&i.a) > 16.0 || ratio(&i.b) > 16.0) {
+        return;
+    }
     if !well {
         return;
     }
