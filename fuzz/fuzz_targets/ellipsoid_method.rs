@@ -1,0 +1,959 @@
+//! `EllipsoidMethod::solve_from` on two arbitrary SDF bodies, in f32 or f64,
+//! in 3D and in 2D.
+//!
+//! 3D input: two bodies, each a primitive (sphere, cuboid, capsule, cylinder,
+//! cone, capped cone, ellipsoid, bipyramid polytope with 3 to 40 ring
+//! vertices, halfspace), optionally rounded or given a fake bounding ball,
+//! placed by a pose (identity, axis-angle or a raw quaternion: a zero or huge
+//! one gives a NaN or non-orthonormal rotation). Then an arbitrary budget
+//! (at most 2000 iterations), collision (`Stop::AtSign`) or distance
+//! (`Stop::Converged`) mode, an optional `InitialRegion` — either genuine
+//! (halfspaces from the support map or the bounding ball, an upper bound that
+//! is a value of `φ_AB`) or arbitrary (wrong halfspaces, any bound) — a cold
+//! query, then one body moves by an arbitrary translation, the motion is
+//! declared with `warm.moved(m)` (a genuine over-estimate, or an arbitrary
+//! value) and a warm query runs, beside a cold query on the moved pair.
+//! 2D input: two of `BoxN<2>`, disc, stadium (`Capsule`) under `Transformed`
+//! (angle, optional reflection, scale, translation), cold and warm.
+//! Numbers are small fixed-point values or raw `f64` bits, as in
+//! `gjk_distance.rs`.
+//!
+//! Oracles (every answer, cold and warm):
+//! - no panic; no hang: `iterations <= max_iterations`;
+//! - determined: `phi`, `x`, `point_a/b`, `normal`, `upper` finite, `lower`
+//!   finite or −∞ (a collision query decided before any lower bound),
+//!   `lower <= upper <= phi`, `Penetrating ⇒ upper <= 0`,
+//!   `Separated ⇒ upper > 0`;
+//! - `Undetermined`: bounds without NaN; `lower <= upper` unless a made-up
+//!   `InitialRegion` or motion was given;
+//!
+//! Cross-checks, only when the input is "genuine" (finite orthonormal poses,
+//! finite shapes, true bounding balls, `InitialRegion` absent or genuine,
+//! declared motion ≥ the real one). `band` = `1e-3·size` (f32) or
+//! `1e-6·size` (f64), `size` = largest finite bounding radius + largest
+//! centre coordinate. The truth is GJK (`gjk::intersect` for the flag,
+//! `gjk::distance` for bounds `[dl, du]` on the distance) on the same
+//! `Placed` bodies; for a halfspace, the other body's support point along
+//! `−n`; in 2D, GJK on the 3D bodies whose `z = 0` slices are the 2D shapes
+//! (symmetric about that plane, so flags and distances are the same).
+//! What the method certifies (module docs) and is checked:
+//! - `Penetrating` means a point with `φ̂_AB ≤ 0` (or a genuine upper bound
+//!   `≤ 0`): with right-sign SDFs the bodies meet, so GJK's `dl ≤ band`
+//!   (not checked when a body is `LooseLowerBound`: a rounded polytope or
+//!   ellipsoid may report contact within its bound's error);
+//! - `bounds.lower` is a certified lower bound of `φ*` (half the distance /
+//!   minus the inscribed radius): every cut keeps the part of `E` where
+//!   a supporting-halfspace linearisation is below the level, and each
+//!   linearisation is `≤` the exact `φ_AB` (a supporting plane is below the
+//!   SDF) and `A ∩ B ⊂ E` throughout, so when GJK says intersecting,
+//!   `lower <= band` for every accuracy (a Separated answer with
+//!   `lower > band` is a wrong flag); with exact SDFs (`certified` bounds:
+//!   the cutting-plane argument needs convexity, which the lower-bound SDFs
+//!   lack) also `lower <= du/2 + band` and `lower <= φ_AB(y) + band` at
+//!   sample points `y`
+//!   (centres, the segment between them, the answer's points) — this is how
+//!   a "Separated" answer on a pair that overlaps by more than the band is
+//!   caught (the answer may be `Separated` only when `φ* > −tol`);
+//! - exact SDFs: `upper` is a value of `φ_AB` (or a genuine bound), so
+//!   `upper >= dl/2 − band`;
+//! - warm vs cold (moved pair): no `Penetrating` answer beside a
+//!   `Separated` one with `lower > band` (conflicting certificates).
+//! Touching pairs (within the band) may get either flag.
+#![no_main]
+
+use arbitrary::Arbitrary;
+use libfuzzer_sys::fuzz_target;
+use nalgebra::{Matrix2, Point3, Quaternion, Rotation3, SVector, Translation3, UnitQuaternion, Vector2, Vector3};
+use narrowphase::prelude::*;
+use narrowphase::sdf::{
+    Ball, BoxN, CappedCone, EllipsoidMethod, EllipsoidMethodOutcome, EllipsoidWarmStart, Halfspace, InitialRegion, Sdf,
+    SdfAccuracy, SdfHint, SdfSample, Transformed,
+};
+use narrowphase::shape::Plane;
+
+#[derive(Arbitrary, Debug, Clone, Copy)]
+enum Num {
+    /// `i / 256`: within ±128, exact in both precisions.
+    Small(i16),
+    /// Raw bits: NaN, ±inf, subnormal, huge.
+    Raw(f64),
+}
+
+impl Num {
+    fn get(self) -> f64 {
+        match self {
+            Num::Small(i) => i as f64 / 256.0,
+            Num::Raw(x) => x,
+        }
+    }
+}
+
+#[derive(Arbitrary, Debug)]
+enum Prim {
+    Sphere(Num),
+    Cuboid([Num; 3]),
+    Capsule(Num, Num),
+    Cylinder(Num, Num),
+    Cone(Num, Num),
+    /// Half-height, bottom and top radii.
+    CappedCone(Num, Num, Num),
+    Ellipsoid([Num; 3]),
+    /// Ring of `3 + n % 38` vertices of radius `r` in z = 0, apexes at
+    /// `+top` and `−bottom`.
+    Bipyramid {
+        n: u8,
+        r: Num,
+        top: Num,
+        bottom: Num,
+    },
+    /// `n·x ≤ offset`.
+    Halfspace([Num; 3], Num),
+}
+
+#[derive(Arbitrary, Debug)]
+enum Wrap {
+    None,
+    Rounded(Num),
+    /// The same SDF reporting this bounding ball (usually not a true one).
+    BadBall([Num; 3], Num),
+}
+
+#[derive(Arbitrary, Debug)]
+enum Rot {
+    Identity,
+    AxisAngle([Num; 3]),
+    Quat([Num; 4]),
+}
+
+#[derive(Arbitrary, Debug)]
+struct Body {
+    prim: Prim,
+    wrap: Wrap,
+    translation: [Num; 3],
+    rotation: Rot,
+}
+
+#[derive(Arbitrary, Debug)]
+enum RegionIn {
+    None,
+    /// Halfspaces along these directions that do contain the bodies, and
+    /// optionally `φ_AB` at a centre as the upper bound.
+    Genuine {
+        dir_a: Option<[Num; 3]>,
+        dir_b: Option<[Num; 3]>,
+        upper_at_a: Option<bool>,
+    },
+    /// Anything.
+    Arbitrary {
+        upper: Num,
+        ha: Option<([Num; 3], Num)>,
+        hb: Option<([Num; 3], Num)>,
+    },
+}
+
+#[derive(Arbitrary, Debug)]
+enum MotionIn {
+    /// The true displacement plus `|extra|`.
+    Genuine(Num),
+    /// Anything (negative / non-finite: a cold start).
+    Arbitrary(Num),
+}
+
+#[derive(Arbitrary, Debug)]
+struct Query {
+    max_iterations: u16,
+    tolerance: Option<Num>,
+    converged: bool,
+}
+
+#[derive(Arbitrary, Debug)]
+struct Input3 {
+    a: Body,
+    b: Body,
+    first: Query,
+    region: RegionIn,
+    move_b: bool,
+    delta: [Num; 3],
+    motion: MotionIn,
+    second: Query,
+}
+
+#[derive(Arbitrary, Debug)]
+enum Prim2 {
+    Rect([Num; 2]),
+    Disc(Num),
+    /// Half-length along the local y axis, radius.
+    Stadium(Num, Num),
+}
+
+#[derive(Arbitrary, Debug)]
+struct Body2 {
+    prim: Prim2,
+    angle: Num,
+    reflect: bool,
+    scale: Num,
+    translation: [Num; 2],
+}
+
+#[derive(Arbitrary, Debug)]
+struct Input2 {
+    a: Body2,
+    b: Body2,
+    first: Query,
+    region: Option<(Num, Option<([Num; 2], Num)>, Option<([Num; 2], Num)>)>,
+    delta: [Num; 2],
+    motion: MotionIn,
+    second: Query,
+}
+
+#[derive(Arbitrary, Debug)]
+enum Input {
+    F32(Input3),
+    F64(Input3),
+    F32in2D(Input2),
+    F64in2D(Input2),
+}
+
+/// What the 3D GJK cross-check needs of a body.
+trait Convex<R: Real>: Sdf<R, 3> + SupportMap<R> + Bounded<R> {}
+impl<R: Real, T: Sdf<R, 3> + SupportMap<R> + Bounded<R>> Convex<R> for T {}
+
+/// An SDF with a made-up bounding ball.
+struct BadBall<S, R: Real> {
+    shape: S,
+    ball: Ball<R, 3>,
+}
+
+impl<R: Real, S: Sdf<R, 3>> Sdf<R, 3> for BadBall<S, R> {
+    fn eval(&self, x: &Vector3<R>) -> SdfSample<R, 3> {
+        self.shape.eval(x)
+    }
+    fn eval_hinted(&self, x: &Vector3<R>, hint: &mut SdfHint) -> SdfSample<R, 3> {
+        self.shape.eval_hinted(x, hint)
+    }
+    fn accuracy(&self) -> SdfAccuracy {
+        self.shape.accuracy()
+    }
+    fn bounding_ball(&self) -> Ball<R, 3> {
+        self.ball
+    }
+}
+
+const MAX_RING: usize = 40;
+const MAX_V: usize = MAX_RING + 2;
+const MAX_F: usize = 2 * MAX_RING;
+
+/// Storage for a bipyramid's arrays (the polytope borrows them).
+struct PolyStore<R: Real> {
+    n: usize,
+    vertices: [Point3<R>; MAX_V],
+    adjacency_offsets: [u16; MAX_V + 1],
+    adjacency: [u16; 6 * MAX_RING],
+    faces: [Plane<R>; MAX_F],
+    face_offsets: [u16; MAX_F + 1],
+    face_vertices: [u16; 3 * MAX_F],
+    face_adjacency: [u16; 3 * MAX_F],
+}
+
+impl<R: Real> PolyStore<R> {
+    fn new() -> Self {
+        Self {
+            n: 0,
+            vertices: [Point3::origin(); MAX_V],
+            adjacency_offsets: [0; MAX_V + 1],
+            adjacency: [0; 6 * MAX_RING],
+            faces: [Plane { normal: Vector3::zeros(), offset: R::ZERO }; MAX_F],
+            face_offsets: [0; MAX_F + 1],
+            face_vertices: [0; 3 * MAX_F],
+            face_adjacency: [0; 3 * MAX_F],
+        }
+    }
+
+    /// Fills in a bipyramid; ring `0..n`, top apex `n`, bottom apex `n + 1`.
+    /// Top face `i` is `(i, i+1, T)`, bottom face `n + i` is `(i+1, i, B)`.
+    fn bipyramid(&mut self, n: usize, r: f64, top: f64, bottom: f64) {
+        self.n = n;
+        let (t, b) = (n, n + 1);
+        let mut p64 = [Vector3::<f64>::zeros(); MAX_V];
+        for (i, p) in p64.iter_mut().enumerate().take(n) {
+            let a = core::f64::consts::TAU * i as f64 / n as f64;
+            *p = Vector3::new(r * a.cos(), r * a.sin(), 0.0);
+        }
+        p64[t] = Vector3::new(0.0, 0.0, top);
+        p64[b] = Vector3::new(0.0, 0.0, -bottom);
+        for i in 0..n + 2 {
+            self.vertices[i] = Point3::new(R::lit(p64[i].x), R::lit(p64[i].y), R::lit(p64[i].z));
+        }
+        let mut k = 0;
+        for i in 0..n + 2 {
+            self.adjacency_offsets[i] = k as u16;
+            let neighbours: &mut dyn Iterator<Item = usize> =
+                if i < n { &mut [(i + n - 1) % n, (i + 1) % n, t, b].into_iter() } else { &mut (0..n) };
+            for j in neighbours {
+                self.adjacency[k] = j as u16;
+                k += 1;
+            }
+        }
+        self.adjacency_offsets[n + 2] = k as u16;
+        for i in 0..n {
+            let (next, prev) = ((i + 1) % n, (i + n - 1) % n);
+            let loops = [([i, next, t], [n + i, next, prev]), ([next, i, b], [i, n + prev, n + next])];
+            for (half, (lp, adj)) in loops.into_iter().enumerate() {
+                let f = half * n + i;
+                let (p0, p1, p2) = (p64[lp[0]], p64[lp[1]], p64[lp[2]]);
+                let normal = (p1 - p0).cross(&(p2 - p0)).normalize();
+                self.faces[f] = Plane {
+                    normal: Vector3::new(R::lit(normal.x), R::lit(normal.y), R::lit(normal.z)),
+                    offset: R::lit(normal.dot(&p0)),
+                };
+                for c in 0..3 {
+                    self.face_vertices[3 * f + c] = lp[c] as u16;
+                    self.face_adjacency[3 * f + c] = adj[c] as u16;
+                }
+            }
+        }
+        for f in 0..=2 * n {
+            self.face_offsets[f] = (3 * f) as u16;
+        }
+    }
+
+    fn polytope(&self) -> Option<Polytope<'_, R>> {
+        let (nv, nf) = (self.n + 2, 2 * self.n);
+        Polytope::new(PolytopeData {
+            vertices: &self.vertices[..nv],
+            vertex_adjacency_offsets: &self.adjacency_offsets[..nv + 1],
+            vertex_adjacency: &self.adjacency[..self.adjacency_offsets[nv] as usize],
+            faces: &self.faces[..nf],
+            face_offsets: &self.face_offsets[..nf + 1],
+            face_vertices: &self.face_vertices[..3 * nf],
+            face_adjacency: &self.face_adjacency[..3 * nf],
+        })
+        .ok()
+    }
+}
+
+fn v3<R: Real>(n: &[Num; 3]) -> Vector3<R> {
+    Vector3::new(R::lit(n[0].get()), R::lit(n[1].get()), R::lit(n[2].get()))
+}
+
+fn f64v<R: Real, const D: usize>(v: &SVector<R, D>) -> SVector<f64, D> {
+    v.map(|x| x.to_f64())
+}
+
+/// `NARROWPHASE_FUZZ_SKIP_KNOWN` (set by `cargo xtask fuzz` unless
+/// `--strict`): step over the findings recorded in `regressions/README.md`
+/// and still open in the kernel.
+fn skip_known() -> bool {
+    static SKIP: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *SKIP.get_or_init(|| std::env::var_os("NARROWPHASE_FUZZ_SKIP_KNOWN").is_some())
+}
+
+/// A built body and what the oracles know about it.
+enum Built<'a, R: Real> {
+    /// Has a support map (GJK cross-check possible).
+    Convex(Box<dyn Convex<R> + 'a>),
+    /// SDF only: capped cone, halfspace, fake ball.
+    SdfOnly(Box<dyn Sdf<R, 3> + 'a>),
+}
+
+#[derive(Default, Clone, Copy)]
+struct Meta {
+    /// The bounding ball contains the body.
+    genuine: bool,
+    /// A halfspace: local normal and offset (rounding included).
+    half: Option<(Vector3<f64>, f64)>,
+}
+
+fn wrap_convex<'a, R: Real, S: Convex<R> + 'a>(s: S, w: &Wrap, meta: &mut Meta) -> Option<Built<'a, R>> {
+    Some(match w {
+        Wrap::None => Built::Convex(Box::new(s)),
+        Wrap::Rounded(r) => Built::Convex(Box::new(Rounded::new(s, Sphere::new(R::lit(r.get())).ok()?))),
+        Wrap::BadBall(c, r) => {
+            meta.genuine = false;
+            Built::SdfOnly(Box::new(BadBall { shape: s, ball: Ball { center: v3(c), radius: R::lit(r.get()) } }))
+        }
+    })
+}
+
+fn wrap_sdf<'a, R: Real, S: Sdf<R, 3> + 'a>(s: S, w: &Wrap, meta: &mut Meta) -> Option<Built<'a, R>> {
+    Some(match w {
+        Wrap::None => Built::SdfOnly(Box::new(s)),
+        Wrap::Rounded(r) => {
+            let sphere = Sphere::new(R::lit(r.get())).ok()?;
+            if let Some((_, off)) = &mut meta.half {
+                *off += sphere.radius().to_f64();
+            }
+            Built::SdfOnly(Box::new(Rounded::new(s, sphere)))
+        }
+        Wrap::BadBall(c, r) => {
+            meta.genuine = false;
+            Built::SdfOnly(Box::new(BadBall { shape: s, ball: Ball { center: v3(c), radius: R::lit(r.get()) } }))
+        }
+    })
+}
+
+fn build<'a, R: Real>(body: &Body, store: &'a mut PolyStore<R>) -> Option<(Built<'a, R>, Meta)> {
+    let l = |x: &Num| R::lit(x.get());
+    let mut meta = Meta { genuine: true, half: None };
+    let w = &body.wrap;
+    let built = match &body.prim {
+        Prim::Sphere(r) => wrap_convex(Sphere::new(l(r)).ok()?, w, &mut meta),
+        Prim::Cuboid(h) => wrap_convex(Cuboid::new(v3(h)).ok()?, w, &mut meta),
+        Prim::Capsule(h, r) => wrap_convex(Capsule::new(l(h), l(r)).ok()?, w, &mut meta),
+        Prim::Cylinder(h, r) => wrap_convex(Cylinder::new(l(h), l(r)).ok()?, w, &mut meta),
+        Prim::Cone(h, r) => wrap_convex(Cone::new(l(h), l(r)).ok()?, w, &mut meta),
+        Prim::CappedCone(h, rb, rt) => wrap_sdf(CappedCone::new(l(h), l(rb), l(rt)).ok()?, w, &mut meta),
+        Prim::Ellipsoid(a) => wrap_convex(Ellipsoid::new(v3(a)).ok()?, w, &mut meta),
+        Prim::Bipyramid { n, r, top, bottom } => {
+            let (r, top, bottom) = (r.get(), top.get(), bottom.get());
+            if !(r > 0.0 && top > 0.0 && bottom > 0.0 && (r + top + bottom).is_finite()) {
+                return None;
+            }
+            store.bipyramid(3 + *n as usize % (MAX_RING - 2), r, top, bottom);
+            wrap_convex(store.polytope()?, w, &mut meta)
+        }
+        Prim::Halfspace(n, off) => {
+            let h = Halfspace::new(v3::<R>(n), l(off)).ok()?;
+            if skip_known() && !((f64v(&h.normal()).norm() - 1.0).abs() <= 8.0 * R::EPSILON.to_f64()) {
+                // Open: a subnormal normal is not normalised to unit length
+                // (regressions/README.md).
+                return None;
+            }
+            meta.half = Some((f64v(&h.normal()), h.offset().to_f64()));
+            wrap_sdf(h, w, &mut meta)
+        }
+    }?;
+    Some((built, meta))
+}
+
+/// The pose, and whether it is finite and orthonormal.
+fn pose<R: Real>(body: &Body) -> (Pose<R>, bool) {
+    let rotation = match &body.rotation {
+        Rot::Identity => Rotation3::identity(),
+        Rot::AxisAngle(v) => Rotation3::new(v3(v)),
+        Rot::Quat(q) => {
+            let q = Quaternion::new(R::lit(q[0].get()), R::lit(q[1].get()), R::lit(q[2].get()), R::lit(q[3].get()));
+            UnitQuaternion::new_normalize(q).to_rotation_matrix()
+        }
+    };
+    let p = Pose::from_parts(Translation3::from(v3::<R>(&body.translation)), rotation);
+    (p, pose_ok(&p))
+}
+
+fn pose_ok<R: Real>(p: &Pose<R>) -> bool {
+    let m = p.rotation.matrix().map(|x| x.to_f64());
+    let finite = m.iter().all(|x| x.is_finite()) && f64v(&p.translation.vector).iter().all(|x| x.is_finite());
+    finite && (m.transpose() * m - nalgebra::Matrix3::identity()).abs().max() < 64.0 * R::EPSILON.to_f64()
+}
+
+enum PlacedBody<'a, R: Real> {
+    C(Placed<&'a dyn Convex<R>, R>),
+    S(Placed<&'a dyn Sdf<R, 3>, R>),
+}
+
+impl<'a, R: Real> PlacedBody<'a, R> {
+    fn new(b: &'a Built<'a, R>, pose: Pose<R>) -> Self {
+        match b {
+            Built::Convex(s) => PlacedBody::C(Placed::new(&**s, pose)),
+            Built::SdfOnly(s) => PlacedBody::S(Placed::new(&**s, pose)),
+        }
+    }
+    fn sdf(&self) -> &dyn Sdf<R, 3> {
+        match self {
+            PlacedBody::C(p) => p,
+            PlacedBody::S(p) => p,
+        }
+    }
+    fn support(&self) -> Option<&dyn SupportMap<R>> {
+        match self {
+            PlacedBody::C(p) => Some(p),
+            PlacedBody::S(_) => None,
+        }
+    }
+    fn pose(&self) -> &Pose<R> {
+        match self {
+            PlacedBody::C(p) => &p.pose,
+            PlacedBody::S(p) => &p.pose,
+        }
+    }
+}
+
+fn budget<R: Real>(q: &Query) -> EllipsoidMethod<R> {
+    let mut m = if q.converged { EllipsoidMethod::distance() } else { EllipsoidMethod::collision() };
+    m.budget.max_iterations = (q.max_iterations % 2001) as u32;
+    if let Some(t) = q.tolerance {
+        m.budget.tolerance = R::lit(t.get());
+    }
+    m
+}
+
+/// The truth about a pair, where known.
+#[derive(Debug, Clone)]
+struct Truth {
+    /// `Some(true)`: intersecting (within GJK's tolerance); `Some(false)`:
+    /// apart; `None`: unknown.
+    intersecting: Option<bool>,
+    /// Bounds on the distance when apart.
+    dist: Option<(f64, f64)>,
+    /// `φ_AB` (exact SDFs) at sample points; `+inf` when not exact.
+    sample_min: f64,
+    band: f64,
+    /// Both SDFs exact.
+    exact: bool,
+    /// A body is `LooseLowerBound`.
+    loose: bool,
+}
+
+fn check<R: Real, const D: usize>(
+    what: &str,
+    o: &EllipsoidMethodOutcome<R, D>,
+    cap: u32,
+    sound: bool,
+    truth: Option<&Truth>,
+) {
+    match o {
+        EllipsoidMethodOutcome::Separated(c) | EllipsoidMethodOutcome::Penetrating(c) => {
+            let (phi, lo, hi) = (c.phi.to_f64(), c.bounds.lower.to_f64(), c.bounds.upper.to_f64());
+            assert!(c.iterations <= cap, "{what}: {} iterations > cap {cap}: {o:?}", c.iterations);
+            // `lower` may be −∞ (no lower bound yet: a collision query decided at
+            // once), never NaN or +∞.
+            assert!(
+                phi.is_finite() && !lo.is_nan() && lo < f64::INFINITY && hi.is_finite(),
+                "{what}: non-finite answer {o:?}"
+            );
+            let all = c.x.iter().chain(c.point_a.iter()).chain(c.point_b.iter()).chain(c.normal.iter());
+            assert!(all.map(|x| x.to_f64()).all(f64::is_finite), "{what}: non-finite point {o:?}");
+            assert!(lo <= hi, "{what}: lower above upper {o:?}");
+            assert!(hi <= phi, "{what}: upper bound above phi (the value at x) {o:?}");
+            let penetrating = matches!(o, EllipsoidMethodOutcome::Penetrating(_));
+            if penetrating {
+                assert!(hi <= 0.0, "{what}: Penetrating with upper > 0 {o:?}");
+            } else {
+                assert!(hi > 0.0, "{what}: Separated with upper <= 0 {o:?}");
+            }
+            let Some(t) = truth else { return };
+            let band = t.band;
+            if penetrating && !t.loose {
+                if let Some((dl, _)) = t.dist {
+                    assert!(dl <= 2.0 * band, "{what}: Penetrating but GJK distance >= {dl} (band {band}) {o:?} {t:?}");
+                }
+            }
+            if let Some((dl, du)) = t.dist {
+                if t.exact {
+                    assert!(
+                        lo <= du * 0.5 + band,
+                        "{what}: lower {lo} above half the GJK distance <= {du} {o:?} {t:?}"
+                    );
+                    assert!(
+                        hi >= dl * 0.5 - band,
+                        "{what}: upper {hi} below half the GJK distance >= {dl} {o:?} {t:?}"
+                    );
+                }
+            }
+            if t.intersecting == Some(true) {
+                assert!(lo <= band, "{what}: certified apart (lower {lo}) but GJK intersects {o:?} {t:?}");
+            }
+            if t.exact {
+                assert!(
+                    lo <= t.sample_min + band,
+                    "{what}: lower {lo} above φ_AB = {} at a sample point (band {band}) {o:?} {t:?}",
+                    t.sample_min
+                );
+            }
+        }
+        EllipsoidMethodOutcome::Undetermined { reason, bounds, iterations } => {
+            match reason {
+                Undetermined::IterationCap
+                | Undetermined::OutOfCapacity
+                | Undetermined::Degenerate
+                | Undetermined::NonFinite => {}
+            }
+            assert!(*iterations <= cap, "{what}: {iterations} iterations > cap {cap}: {o:?}");
+            let (lo, hi) = (bounds.lower.to_f64(), bounds.upper.to_f64());
+            assert!(!lo.is_nan() && !hi.is_nan(), "{what}: NaN bounds {o:?}");
+            // A made-up `InitialRegion::upper_bound` (below the truth) can
+            // leave them crossed: only checked when the inputs are sound.
+            // So can a fake ball with an infinite tolerance (`tolerance·size`
+            // = `inf·0` = NaN never stops the loop; the last cut may leave
+            // `lower` an ulp above `upper`): checked on genuine inputs only.
+            assert!(!(lo > hi) || !sound || truth.is_none(), "{what}: lower above upper {o:?}");
+            // Certified bounds even when undetermined.
+            if let Some(t) = truth {
+                if let (Some((_, du)), true) = (t.dist, t.exact) {
+                    assert!(lo <= du * 0.5 + t.band, "{what}: lower {lo} above half the GJK distance <= {du} {o:?}");
+                }
+                if t.intersecting == Some(true) {
+                    assert!(lo <= t.band, "{what}: lower {lo} > 0 but GJK intersects {o:?} {t:?}");
+                }
+                if t.exact {
+                    assert!(lo <= t.sample_min + t.band, "{what}: lower {lo} above φ_AB at a sample {o:?} {t:?}");
+                }
+            }
+        }
+    }
+}
+
+/// Conflicting certificates between two answers on the same pair.
+fn agree<R: Real, const D: usize>(
+    x: &EllipsoidMethodOutcome<R, D>,
+    y: &EllipsoidMethodOutcome<R, D>,
+    band: f64,
+    loose: bool,
+) {
+    if loose {
+        return;
+    }
+    for (p, s) in [(x, y), (y, x)] {
+        if let (EllipsoidMethodOutcome::Penetrating(_), EllipsoidMethodOutcome::Separated(c)) = (p, s) {
+            assert!(c.bounds.lower.to_f64() <= band, "warm and cold answers conflict: {p:?} vs {s:?} (band {band})");
+        }
+    }
+}
+
+fn is_exact(a: SdfAccuracy) -> bool {
+    a == SdfAccuracy::Exact
+}
+
+fn eval_ab<R: Real, const D: usize>(a: &dyn Sdf<R, D>, b: &dyn Sdf<R, D>, y: &SVector<R, D>) -> f64 {
+    let (fa, fb) = (a.eval(y).value.to_f64(), b.eval(y).value.to_f64());
+    if fa.is_nan() || fb.is_nan() {
+        f64::INFINITY
+    } else {
+        fa.max(fb)
+    }
+}
+
+/// Sample points: ball centres, the segment between them.
+fn samples<R: Real, const D: usize>(a: &dyn Sdf<R, D>, b: &dyn Sdf<R, D>, extra: &[SVector<R, D>]) -> f64 {
+    let (ca, cb) = (a.bounding_ball().center, b.bounding_ball().center);
+    let mut best = f64::INFINITY;
+    for k in 0..=8 {
+        let t = R::lit(k as f64 / 8.0);
+        best = best.min(eval_ab(a, b, &(ca + (cb - ca) * t)));
+    }
+    for y in extra {
+        best = best.min(eval_ab(a, b, y));
+    }
+    best
+}
+
+fn size_of<R: Real, const D: usize>(a: &dyn Sdf<R, D>, b: &dyn Sdf<R, D>) -> f64 {
+    let (ba, bb) = (a.bounding_ball(), b.bounding_ball());
+    let r = [ba.radius.to_f64(), bb.radius.to_f64()].into_iter().filter(|r| r.is_finite()).fold(0.0, f64::max);
+    let c = f64v(&ba.center).amax().max(f64v(&bb.center).amax());
+    r + c
+}
+
+fn band_of<R: Real>(size: f64) -> f64 {
+    let rel = if R::EPSILON.to_f64() > 1e-10 { 1e-3 } else { 1e-6 };
+    rel * size
+}
+
+/// GJK truth for two 3D bodies with support maps, or a halfspace and one.
+fn gjk_truth<R: Real>(
+    a: &PlacedBody<'_, R>,
+    ma: &Meta,
+    b: &PlacedBody<'_, R>,
+    mb: &Meta,
+) -> (Option<bool>, Option<(f64, f64)>) {
+    let budget = Budget::<R>::default();
+    if let (Some(sa), Some(sb)) = (a.support(), b.support()) {
+        let flag = match gjk::intersect(sa, sb, &budget, &mut GjkCache::default()) {
+            GjkOutcome::Separated(_) => Some(false),
+            GjkOutcome::Intersecting(_) => Some(true),
+            GjkOutcome::Undetermined { .. } => None,
+        };
+        let dist = match gjk::distance(sa, sb, &Budget { max_iterations: 200, ..budget }, &mut GjkCache::default()) {
+            GjkOutcome::Separated(s) => Some((s.bounds.lower.to_f64(), s.bounds.upper.to_f64())),
+            _ => None,
+        };
+        let dist = if flag == Some(true) { None } else { dist };
+        return (flag, dist);
+    }
+    // A halfspace against a convex body: the other body's lowest point.
+    let half = |h: &PlacedBody<'_, R>, m: &Meta, other: &PlacedBody<'_, R>| -> Option<f64> {
+        let (n, off) = m.half?;
+        let s = other.support()?;
+        let p = h.pose();
+        let rot = p.rotation.matrix().map(|x| x.to_f64());
+        let t = f64v(&p.translation.vector);
+        let nw = rot * n;
+        let offw = off + nw.dot(&t);
+        let dir = Vector3::new(R::lit(-nw.x), R::lit(-nw.y), R::lit(-nw.z));
+        let lowest = f64v(&s.support(&dir).coords);
+        // The body is `{n·x ≤ offset}` whatever `|n|` is.
+        Some((nw.dot(&lowest) - offw) / nw.norm())
+    };
+    let gap = half(a, ma, b).or_else(|| half(b, mb, a));
+    match gap {
+        Some(g) if g.is_finite() => (Some(g <= 0.0), (g > 0.0).then_some((g, g))),
+        _ => (None, None),
+    }
+}
+
+fn truth3<R: Real>(a: &PlacedBody<'_, R>, ma: &Meta, b: &PlacedBody<'_, R>, mb: &Meta, extra: &[Vector3<R>]) -> Truth {
+    let (sa, sb) = (a.sdf(), b.sdf());
+    let exact = is_exact(sa.accuracy()) && is_exact(sb.accuracy());
+    let loose = [sa.accuracy(), sb.accuracy()].contains(&SdfAccuracy::LooseLowerBound);
+    let (intersecting, dist) = gjk_truth(a, ma, b, mb);
+    let mut pts: Vec<Vector3<R>> = extra.to_vec();
+    pts.push(a.pose().translation.vector);
+    pts.push(b.pose().translation.vector);
+    let sample_min = if exact { samples(sa, sb, &pts) } else { f64::INFINITY };
+    Truth { intersecting, dist, sample_min, band: band_of::<R>(size_of(sa, sb)), exact, loose }
+}
+
+fn contact_points<R: Real, const D: usize>(o: &EllipsoidMethodOutcome<R, D>) -> Vec<SVector<R, D>> {
+    o.contact().map(|c| vec![c.x, c.point_a, c.point_b]).unwrap_or_default()
+}
+
+fn region3<R: Real>(r: &RegionIn, a: &PlacedBody<'_, R>, b: &PlacedBody<'_, R>) -> (InitialRegion<R, 3>, bool) {
+    match r {
+        RegionIn::None => (InitialRegion::default(), true),
+        RegionIn::Genuine { dir_a, dir_b, upper_at_a } => {
+            let mut region = InitialRegion::default();
+            let eps = R::EPSILON.to_f64();
+            let contain = |body: &PlacedBody<'_, R>, d: &[Num; 3]| -> Option<(Vector3<R>, R)> {
+                let h = v3::<R>(d);
+                let hf = f64v(&h);
+                if !hf.iter().all(|x| x.is_finite()) || hf.norm() == 0.0 {
+                    return None;
+                }
+                let delta = match body.support() {
+                    Some(s) => hf.dot(&f64v(&s.support(&h).coords)),
+                    None => {
+                        let ball = body.sdf().bounding_ball();
+                        hf.dot(&f64v(&ball.center)) + hf.norm() * ball.radius.to_f64()
+                    }
+                };
+                let slack = 64.0 * eps * hf.norm() * (1.0 + size_of(a.sdf(), b.sdf()));
+                let delta = delta + slack;
+                delta.is_finite().then(|| (h, R::lit(delta * (1.0 + 4.0 * eps.copysign(delta)))))
+            };
+            region.halfspace_a = dir_a.as_ref().and_then(|d| contain(a, d));
+            region.halfspace_b = dir_b.as_ref().and_then(|d| contain(b, d));
+            if let Some(at_a) = upper_at_a {
+                let y = if *at_a { a.pose().translation.vector } else { b.pose().translation.vector };
+                let v = eval_ab(a.sdf(), b.sdf(), &y);
+                if v.is_finite() {
+                    let slack = 64.0 * eps * (1.0 + size_of(a.sdf(), b.sdf()) + v.abs());
+                    region.upper_bound = R::lit(v + slack);
+                }
+            }
+            (region, true)
+        }
+        RegionIn::Arbitrary { upper, ha, hb } => {
+            let hs = |h: &Option<([Num; 3], Num)>| h.as_ref().map(|(n, d)| (v3::<R>(n), R::lit(d.get())));
+            (InitialRegion { upper_bound: R::lit(upper.get()), halfspace_a: hs(ha), halfspace_b: hs(hb) }, false)
+        }
+    }
+}
+
+/// Declared motion, and whether it is sound: at least the real one once
+/// rounded to `R`, or negative / non-finite (a cold start). A tiny negative
+/// `f64` rounds to `−0.0` in f32, which `moved` takes as a motion of 0.
+fn motion<R: Real>(m: &MotionIn, real: f64) -> (R, bool) {
+    let eps = R::EPSILON.to_f64();
+    let v = match m {
+        MotionIn::Genuine(extra) => {
+            let e = extra.get().abs();
+            (real + if e.is_finite() { e } else { 0.0 }) * (1.0 + 16.0 * eps)
+        }
+        MotionIn::Arbitrary(v) => v.get(),
+    };
+    let r = R::lit(v);
+    let rv = r.to_f64();
+    (r, !(rv >= 0.0 && rv.is_finite()) || rv >= real)
+}
+
+fn run3<R: Real>(input: &Input3) {
+    let (mut store_a, mut store_b) = (PolyStore::<R>::new(), PolyStore::<R>::new());
+    let Some((sa, ma)) = build::<R>(&input.a, &mut store_a) else { return };
+    let Some((sb, mb)) = build::<R>(&input.b, &mut store_b) else { return };
+    let (pa, oka) = pose::<R>(&input.a);
+    let (pb, okb) = pose::<R>(&input.b);
+    let a = PlacedBody::new(&sa, pa);
+    let b = PlacedBody::new(&sb, pb);
+    let finite_ball = |s: &dyn Sdf<R, 3>| {
+        let ball = s.bounding_ball();
+        ball.center.iter().all(|c| c.to_f64().is_finite()) && !ball.radius.to_f64().is_nan()
+    };
+    let genuine_bodies = ma.genuine && mb.genuine && oka && okb && finite_ball(a.sdf()) && finite_ball(b.sdf());
+
+    let (region, region_ok) = region3(&input.region, &a, &b);
+    let method = budget::<R>(&input.first);
+    let mut warm = EllipsoidWarmStart::<R, 3>::default();
+    let first = method.solve_from(a.sdf(), b.sdf(), &mut warm, &region);
+    let genuine = genuine_bodies && region_ok;
+    let truth = genuine.then(|| truth3(&a, &ma, &b, &mb, &contact_points(&first)));
+    check("cold query", &first, method.budget.max_iterations, region_ok, truth.as_ref());
+
+    // Move one body, declare the motion, query warm and cold.
+    let delta = v3::<R>(&input.delta);
+    let moved_pose = |p: &Pose<R>| Pose::from_parts(Translation3::from(p.translation.vector + delta), p.rotation);
+    let (pa2, pb2) = if input.move_b { (pa, moved_pose(&pb)) } else { (moved_pose(&pa), pb) };
+    let real = (f64v(&pa2.translation.vector) - f64v(&pa.translation.vector)).norm()
+        + (f64v(&pb2.translation.vector) - f64v(&pb.translation.vector)).norm();
+    let a2 = PlacedBody::new(&sa, pa2);
+    let b2 = PlacedBody::new(&sb, pb2);
+    let (m, m_ok) = motion::<R>(&input.motion, real);
+    warm.moved(m);
+    let method2 = budget::<R>(&input.second);
+    let second = method2.solve(a2.sdf(), b2.sdf(), &mut warm);
+    let cold = method2.solve(a2.sdf(), b2.sdf(), &mut EllipsoidWarmStart::default());
+    let genuine2 = genuine_bodies && real.is_finite() && pose_ok(&pa2) && pose_ok(&pb2);
+    let mut pts = contact_points(&second);
+    pts.extend(contact_points(&cold));
+    let truth2 = genuine2.then(|| truth3(&a2, &ma, &b2, &mb, &pts));
+    // The warm query also inherits the first query's region-based knowledge
+    // (its bounds): only sound when that region was genuine.
+    check(
+        "warm query",
+        &second,
+        method2.budget.max_iterations,
+        m_ok && region_ok,
+        truth2.as_ref().filter(|_| m_ok && region_ok),
+    );
+    check("cold query on the moved pair", &cold, method2.budget.max_iterations, true, truth2.as_ref());
+    if let Some(t) = &truth2 {
+        if m_ok && region_ok {
+            agree(&second, &cold, t.band, t.loose);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// 2D
+
+fn rot2<R: Real>(angle: f64, reflect: bool) -> Matrix2<R> {
+    let (s, c) = angle.sin_cos();
+    let m = Matrix2::new(c, -s, s, c);
+    let m = if reflect { m * Matrix2::new(1.0, 0.0, 0.0, -1.0) } else { m };
+    m.map(R::lit)
+}
+
+/// The 2D body and the 3D body whose `z = 0` slice it is.
+type Body3Of<R> = Placed<Box<dyn Convex<R>>, R>;
+
+fn build2<R: Real>(b: &Body2, delta: Vector2<R>) -> Option<(Box<dyn Sdf<R, 2>>, Option<Body3Of<R>>)> {
+    let l = |x: &Num| R::lit(x.get());
+    let angle = b.angle.get();
+    let q = rot2::<R>(angle, b.reflect);
+    let scale = l(&b.scale);
+    let t = Vector2::new(l(&b.translation[0]), l(&b.translation[1])) + delta;
+    let s = scale.to_f64();
+    let (two, three): (Box<dyn Sdf<R, 2>>, Option<Box<dyn Convex<R>>>) = match &b.prim {
+        Prim2::Rect(h) => {
+            let he = Vector2::new(l(&h[0]), l(&h[1]));
+            let three = Cuboid::new(Vector3::new(
+                R::lit(he.x.to_f64() * s),
+                R::lit(he.y.to_f64() * s),
+                R::lit((he.x.to_f64() + he.y.to_f64()) * s),
+            ))
+            .ok()
+            .map(|c| Box::new(c) as Box<dyn Convex<R>>);
+            (Box::new(Transformed::new(BoxN::new(he).ok()?, q, scale, t).ok()?), three)
+        }
+        Prim2::Disc(r) => {
+            let three = Sphere::new(R::lit(r.get() * s)).ok().map(|c| Box::new(c) as Box<dyn Convex<R>>);
+            (Box::new(Transformed::new(Sphere::new(l(r)).ok()?, q, scale, t).ok()?), three)
+        }
+        Prim2::Stadium(h, r) => {
+            let three =
+                Capsule::new(R::lit(h.get() * s), R::lit(r.get() * s)).ok().map(|c| Box::new(c) as Box<dyn Convex<R>>);
+            (Box::new(Transformed::new(Capsule::new(l(h), l(r)).ok()?, q, scale, t).ok()?), three)
+        }
+    };
+    // 3D: rotate the local z axis (the capsule's) onto y, then by the angle
+    // about z (the shapes are symmetric, so a reflection changes nothing).
+    let rx = Rotation3::from_axis_angle(&Vector3::x_axis(), -core::f64::consts::FRAC_PI_2);
+    let rz = Rotation3::from_axis_angle(&Vector3::z_axis(), angle);
+    let rot = if matches!(b.prim, Prim2::Stadium(..)) { rz * rx } else { rz };
+    let rot = Rotation3::from_matrix_unchecked(rot.matrix().map(R::lit));
+    let pose = Pose::from_parts(Translation3::new(t.x, t.y, R::ZERO), rot);
+    let three = three.filter(|_| pose_ok(&pose) && angle.is_finite()).map(|s| Placed::new(s, pose));
+    Some((two, three))
+}
+
+fn run2<R: Real>(input: &Input2) {
+    let Some((a, a3)) = build2::<R>(&input.a, Vector2::zeros()) else { return };
+    let Some((b, b3)) = build2::<R>(&input.b, Vector2::zeros()) else { return };
+    let l = |x: &Num| R::lit(x.get());
+    let v2 = |n: &[Num; 2]| Vector2::new(l(&n[0]), l(&n[1]));
+    let region = match &input.region {
+        None => InitialRegion::default(),
+        Some((u, ha, hb)) => InitialRegion {
+            upper_bound: l(u),
+            halfspace_a: ha.as_ref().map(|(n, d)| (v2(n), l(d))),
+            halfspace_b: hb.as_ref().map(|(n, d)| (v2(n), l(d))),
+        },
+    };
+    let truth = |a: &dyn Sdf<R, 2>,
+                 b: &dyn Sdf<R, 2>,
+                 a3: &Option<Placed<Box<dyn Convex<R>>, R>>,
+                 b3: &Option<Placed<Box<dyn Convex<R>>, R>>,
+                 extra: &[Vector2<R>]|
+     -> Option<Truth> {
+        let (a3, b3) = (a3.as_ref()?, b3.as_ref()?);
+        let budget = Budget::<R>::default();
+        let (sa, sb): (&dyn SupportMap<R>, &dyn SupportMap<R>) =
+            (&Placed::new(&*a3.shape, a3.pose), &Placed::new(&*b3.shape, b3.pose));
+        let intersecting = match gjk::intersect(sa, sb, &budget, &mut GjkCache::default()) {
+            GjkOutcome::Separated(_) => Some(false),
+            GjkOutcome::Intersecting(_) => Some(true),
+            GjkOutcome::Undetermined { .. } => None,
+        };
+        let dist = match gjk::distance(sa, sb, &Budget { max_iterations: 200, ..budget }, &mut GjkCache::default()) {
+            GjkOutcome::Separated(s) if intersecting != Some(true) => {
+                Some((s.bounds.lower.to_f64(), s.bounds.upper.to_f64()))
+            }
+            _ => None,
+        };
+        let mut size = size_of(a, b);
+        // The 3D bodies are rounded from the 2D ones: allow for it.
+        size += 1.0;
+        Some(Truth {
+            intersecting,
+            dist,
+            sample_min: samples(a, b, extra),
+            band: band_of::<R>(size),
+            exact: true,
+            loose: false,
+        })
+    };
+    let method = budget::<R>(&input.first);
+    let mut warm = EllipsoidWarmStart::<R, 2>::default();
+    let first = method.solve_from(&*a, &*b, &mut warm, &region);
+    let t1 = if input.region.is_none() { truth(&*a, &*b, &a3, &b3, &contact_points(&first)) } else { None };
+    check("2D cold query", &first, method.budget.max_iterations, input.region.is_none(), t1.as_ref());
+
+    // Move B by delta.
+    let delta = v2(&input.delta);
+    let Some((b2, b3moved)) = build2::<R>(&input.b, delta) else { return };
+    let real = (f64v(&(v2(&input.b.translation) + delta)) - f64v(&v2(&input.b.translation))).norm();
+    let (m, m_ok) = motion::<R>(&input.motion, real);
+    warm.moved(m);
+    let method2 = budget::<R>(&input.second);
+    let second = method2.solve(&*a, &*b2, &mut warm);
+    let cold = method2.solve(&*a, &*b2, &mut EllipsoidWarmStart::default());
+    let mut pts = contact_points(&second);
+    pts.extend(contact_points(&cold));
+    let t2 = if real.is_finite() { truth(&*a, &*b2, &a3, &b3moved, &pts) } else { None };
+    let sound_warm = m_ok && input.region.is_none();
+    check("2D warm query", &second, method2.budget.max_iterations, sound_warm, t2.as_ref().filter(|_| sound_warm));
+    check("2D cold query on the moved pair", &cold, method2.budget.max_iterations, true, t2.as_ref());
+    if let Some(t) = &t2 {
+        if sound_warm {
+            agree(&second, &cold, t.band, false);
+        }
+    }
+}
+
+fuzz_target!(|input: Input| {
+    match &input {
+        Input::F32(i) => run3::<f32>(i),
+        Input::F64(i) => run3::<f64>(i),
+        Input::F32in2D(i) => run2::<f32>(i),
+        Input::F64in2D(i) => run2::<f64>(i),
+    }
+});

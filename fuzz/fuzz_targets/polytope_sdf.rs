@@ -1,0 +1,327 @@
+//! The polytope SDF (the paper's Algorithm 4, then the plane-value ascent)
+//! on a bipyramid with an arbitrary ring (3 to 64 vertices) and radii, at
+//! arbitrary points (absolute, or scaled/jittered about a vertex; NaN, ±inf,
+//! huge), with arbitrary hints (out-of-range ones included), in f32 or f64.
+//!
+//! Notation: `c` the polytope's centre (vertex mean), face `a` the plane
+//! `nₐ·x = dₐ`, `δₐ = dₐ − nₐ·c > 0`, ray ratio `sₐ(x) = nₐ·(x − c)/δₐ`.
+//!
+//! Oracles:
+//! - no panic, for every point and hint; the face indices returned by
+//!   `sdf_face_climb`, `sdf_face_refine` and `sdf_face_scan` are in range;
+//! - for finite points (not so huge that `|x|·size` overflows):
+//!   - `eval_hinted(x, hint)` is exactly the plane value and normal of
+//!     `sdf_face_refine(x, sdf_face_climb(x, hint))`, and leaves the hint at
+//!     the climbed face; `eval(x)` is `eval_hinted` from hint 0;
+//!   - the climbed face has the same ray ratio as `sdf_face_scan`'s (the
+//!     global maximum): `|s_climb − s_scan| <= tol_s`, the rounding of the
+//!     ratios times the face count (`16·ε·F·(|y| + |s|·(|d| + |c|))/δ_min`,
+//!     `y = x − c`): where neighbours differ by less than the rounding (a
+//!     fine ring seen from near the axis), the ascent may stop anywhere on
+//!     that plateau;
+//!   - lower bound: `value <= exact + tol`, `exact` the SDF by brute force
+//!     in f64 (inside: max over faces of `n·x − d`; outside: the least
+//!     point–triangle distance over the faces), `tol = 64·ε·(|x| + size)`;
+//!   - outside, the value is not too small either: the ray from `c` leaves
+//!     through face `a` at `p` and `x − p = (s−1)(p − c)`, so
+//!     `exact <= (s−1)·R_c` and the value `δₐ(s−1) >= exact·δ_min/R_c`
+//!     (`R_c` the largest vertex distance from `c`; the ascent only raises
+//!     it): `value >= exact·δ_min/R_c − tol` — in particular the sign is
+//!     right outside the band `exact·δ_min/R_c > tol`.
+#![no_main]
+
+use arbitrary::Arbitrary;
+use libfuzzer_sys::fuzz_target;
+use nalgebra::{Point3, Vector3};
+use narrowphase::prelude::*;
+use narrowphase::sdf::{Sdf, SdfHint};
+use narrowphase::shape::Plane;
+
+#[derive(Arbitrary, Debug, Clone, Copy)]
+enum Num {
+    /// `i / 256`: within ±128, exact in both precisions.
+    Small(i16),
+    /// Raw bits: NaN, ±inf, subnormal, huge.
+    Raw(f64),
+}
+
+impl Num {
+    fn get(self) -> f64 {
+        match self {
+            Num::Small(i) => i as f64 / 256.0,
+            Num::Raw(x) => x,
+        }
+    }
+}
+
+#[derive(Arbitrary, Debug)]
+enum PointIn {
+    Abs([Num; 3]),
+    /// `c + scale·(v − c) + jitter/2^k`: on, inside or outside the surface
+    /// near vertex `v`.
+    Vertex {
+        v: u8,
+        scale: Num,
+        jitter: [i8; 3],
+        k: u8,
+    },
+}
+
+#[derive(Arbitrary, Debug)]
+struct Input {
+    f64: bool,
+    n: u8,
+    r: Num,
+    top: Num,
+    bottom: Num,
+    points: Vec<(PointIn, u32)>,
+}
+
+const MAX_RING: usize = 64;
+const MAX_V: usize = MAX_RING + 2;
+const MAX_F: usize = 2 * MAX_RING;
+
+/// Storage for a bipyramid's arrays (the polytope borrows them).
+struct PolyStore<R: Real> {
+    n: usize,
+    vertices: [Point3<R>; MAX_V],
+    adjacency_offsets: [u16; MAX_V + 1],
+    adjacency: [u16; 6 * MAX_RING],
+    faces: [Plane<R>; MAX_F],
+    face_offsets: [u16; MAX_F + 1],
+    face_vertices: [u16; 3 * MAX_F],
+    face_adjacency: [u16; 3 * MAX_F],
+}
+
+impl<R: Real> PolyStore<R> {
+    fn new() -> Self {
+        Self {
+            n: 0,
+            vertices: [Point3::origin(); MAX_V],
+            adjacency_offsets: [0; MAX_V + 1],
+            adjacency: [0; 6 * MAX_RING],
+            faces: [Plane { normal: Vector3::zeros(), offset: R::ZERO }; MAX_F],
+            face_offsets: [0; MAX_F + 1],
+            face_vertices: [0; 3 * MAX_F],
+            face_adjacency: [0; 3 * MAX_F],
+        }
+    }
+
+    /// Fills in a bipyramid; ring `0..n`, top apex `n`, bottom apex `n + 1`.
+    /// Top face `i` is `(i, i+1, T)`, bottom face `n + i` is `(i+1, i, B)`.
+    fn bipyramid(&mut self, n: usize, r: f64, top: f64, bottom: f64) {
+        self.n = n;
+        let (t, b) = (n, n + 1);
+        let mut p64 = [Vector3::<f64>::zeros(); MAX_V];
+        for (i, p) in p64.iter_mut().enumerate().take(n) {
+            let a = core::f64::consts::TAU * i as f64 / n as f64;
+            *p = Vector3::new(r * a.cos(), r * a.sin(), 0.0);
+        }
+        p64[t] = Vector3::new(0.0, 0.0, top);
+        p64[b] = Vector3::new(0.0, 0.0, -bottom);
+        for i in 0..n + 2 {
+            self.vertices[i] = Point3::new(R::lit(p64[i].x), R::lit(p64[i].y), R::lit(p64[i].z));
+        }
+        let mut k = 0;
+        for i in 0..n + 2 {
+            self.adjacency_offsets[i] = k as u16;
+            let neighbours: &mut dyn Iterator<Item = usize> =
+                if i < n { &mut [(i + n - 1) % n, (i + 1) % n, t, b].into_iter() } else { &mut (0..n) };
+            for j in neighbours {
+                self.adjacency[k] = j as u16;
+                k += 1;
+            }
+        }
+        self.adjacency_offsets[n + 2] = k as u16;
+        for i in 0..n {
+            let (next, prev) = ((i + 1) % n, (i + n - 1) % n);
+            let loops = [([i, next, t], [n + i, next, prev]), ([next, i, b], [i, n + prev, n + next])];
+            for (half, (lp, adj)) in loops.into_iter().enumerate() {
+                let f = half * n + i;
+                let (p0, p1, p2) = (p64[lp[0]], p64[lp[1]], p64[lp[2]]);
+                let normal = (p1 - p0).cross(&(p2 - p0)).normalize();
+                self.faces[f] = Plane {
+                    normal: Vector3::new(R::lit(normal.x), R::lit(normal.y), R::lit(normal.z)),
+                    offset: R::lit(normal.dot(&p0)),
+                };
+                for c in 0..3 {
+                    self.face_vertices[3 * f + c] = lp[c] as u16;
+                    self.face_adjacency[3 * f + c] = adj[c] as u16;
+                }
+            }
+        }
+        for f in 0..=2 * n {
+            self.face_offsets[f] = (3 * f) as u16;
+        }
+    }
+
+    fn polytope(&self) -> Option<Polytope<'_, R>> {
+        let (nv, nf) = (self.n + 2, 2 * self.n);
+        Polytope::new(PolytopeData {
+            vertices: &self.vertices[..nv],
+            vertex_adjacency_offsets: &self.adjacency_offsets[..nv + 1],
+            vertex_adjacency: &self.adjacency[..self.adjacency_offsets[nv] as usize],
+            faces: &self.faces[..nf],
+            face_offsets: &self.face_offsets[..nf + 1],
+            face_vertices: &self.face_vertices[..3 * nf],
+            face_adjacency: &self.face_adjacency[..3 * nf],
+        })
+        .ok()
+    }
+}
+
+/// Closest point to `p` on the triangle `abc` (Ericson, Real-Time Collision
+/// Detection §5.1.5), f64.
+fn closest_on_triangle(p: &Vector3<f64>, a: &Vector3<f64>, b: &Vector3<f64>, c: &Vector3<f64>) -> Vector3<f64> {
+    let (ab, ac, ap) = (b - a, c - a, p - a);
+    let (d1, d2) = (ab.dot(&ap), ac.dot(&ap));
+    if d1 <= 0.0 && d2 <= 0.0 {
+        return *a;
+    }
+    let bp = p - b;
+    let (d3, d4) = (ab.dot(&bp), ac.dot(&bp));
+    if d3 >= 0.0 && d4 <= d3 {
+        return *b;
+    }
+    let vc = d1 * d4 - d3 * d2;
+    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
+        return a + ab * (d1 / (d1 - d3));
+    }
+    let cp = p - c;
+    let (d5, d6) = (ab.dot(&cp), ac.dot(&cp));
+    if d6 >= 0.0 && d5 <= d6 {
+        return *c;
+    }
+    let vb = d5 * d2 - d1 * d6;
+    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
+        return a + ac * (d2 / (d2 - d6));
+    }
+    let va = d3 * d6 - d5 * d4;
+    if va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0 {
+        return b + (c - b) * ((d4 - d3) / ((d4 - d3) + (d5 - d6)));
+    }
+    let denom = 1.0 / (va + vb + vc);
+    a + ab * (vb * denom) + ac * (vc * denom)
+}
+
+fn run<R: Real>(input: &Input) {
+    let (r, top, bottom) = (input.r.get(), input.top.get(), input.bottom.get());
+    if !(r > 0.0 && top > 0.0 && bottom > 0.0 && (r + top + bottom).is_finite()) {
+        return;
+    }
+    let mut store = PolyStore::<R>::new();
+    store.bipyramid(3 + input.n as usize % (MAX_RING - 2), r, top, bottom);
+    let Some(p) = store.polytope() else { return };
+    let data = p.data();
+    let faces = data.faces;
+    let nf = faces.len();
+    let eps = R::EPSILON.to_f64();
+    let c = p.center().coords;
+    let c64 = c.map(|v| v.to_f64());
+    let verts: Vec<Vector3<f64>> = data.vertices.iter().map(|v| v.coords.map(|x| x.to_f64())).collect();
+    let planes: Vec<(Vector3<f64>, f64)> =
+        faces.iter().map(|f| (f.normal.map(|x| x.to_f64()), f.offset.to_f64())).collect();
+    let size = verts.iter().map(|v| v.norm()).fold(0.0, f64::max);
+    let r_c = verts.iter().map(|v| (v - c64).norm()).fold(0.0, f64::max);
+    let deltas: Vec<f64> = planes.iter().map(|(n, d)| d - n.dot(&c64)).collect();
+    let delta_min = deltas.iter().copied().fold(f64::INFINITY, f64::min);
+    if !(delta_min > 0.0) {
+        // The centre is not strictly inside every rounded plane: Polytope::new
+        // accepted it, but the ray ratios are then meaningless.
+        panic!("centre not strictly inside the face planes: δ_min = {delta_min}");
+    }
+
+    for (pt, hint0) in input.points.iter().take(16) {
+        let x: Vector3<R> = match pt {
+            PointIn::Abs(v) => Vector3::new(R::lit(v[0].get()), R::lit(v[1].get()), R::lit(v[2].get())),
+            PointIn::Vertex { v, scale, jitter, k } => {
+                let vert = verts[*v as usize % verts.len()];
+                let j =
+                    Vector3::new(jitter[0] as f64, jitter[1] as f64, jitter[2] as f64) / 2f64.powi((*k % 40) as i32);
+                let x = c64 + (vert - c64) * scale.get() + j;
+                x.map(R::lit)
+            }
+        };
+        // Never panics, indices in range.
+        let mut hint = SdfHint(*hint0);
+        let s = p.eval_hinted(&x, &mut hint);
+        let climbed = p.sdf_face_climb(&x, *hint0 as usize);
+        let refined = p.sdf_face_refine(&x, climbed);
+        let scanned = p.sdf_face_scan(&x);
+        let _ = p.sdf_face_refine(&x, *hint0 as usize);
+        let plain = p.eval(&x);
+        assert!(climbed < nf && refined < nf && scanned < nf, "face index out of range");
+        assert!((hint.0 as usize) < nf, "hint left out of range: {}", hint.0);
+
+        let x64 = x.map(|v| v.to_f64());
+        let xn = x64.norm();
+        let limit = if eps > 1e-10 { 1e30 } else { 1e280 };
+        if !(xn.is_finite() && xn * (1.0 + size) < limit) {
+            continue;
+        }
+        // eval_hinted = refine(climb(hint)).
+        let value = |f: usize| faces[f].normal.dot(&x) - faces[f].offset;
+        let v = s.value;
+        assert!(
+            v == value(refined) || (v.to_f64().is_nan() && value(refined).to_f64().is_nan()),
+            "eval_hinted {v:?} is not the value {:?} of refine(climb) = face {refined} (climbed {climbed})",
+            value(refined)
+        );
+        assert_eq!(s.gradient, faces[refined].normal, "gradient is not the refined face's normal");
+        assert_eq!(hint.0 as usize, climbed, "the hint is not the climbed face");
+        let s0 = p.eval_hinted(&x, &mut SdfHint(0));
+        assert!(
+            plain.value == s0.value || plain.value.to_f64().is_nan(),
+            "eval {:?} differs from eval_hinted from 0 {:?}",
+            plain.value,
+            s0.value
+        );
+
+        // The climbed face has the scan's ray ratio.
+        let y = x64 - c64;
+        let ratio = |f: usize| planes[f].0.dot(&y) / deltas[f];
+        let (sc, ss) = (ratio(climbed), ratio(scanned));
+        let dc = planes.iter().map(|(_, d)| d.abs()).fold(0.0, f64::max) + c64.norm();
+        // Rounding of one comparison, times the number of faces: on a
+        // plateau (a fine ring seen from near the axis) neighbours differ by
+        // less than the rounding, and the ascent may stop anywhere on it.
+        let tol_s = 16.0 * eps * nf as f64 * (y.norm() + ss.abs() * dc) / delta_min;
+        assert!(
+            (sc - ss).abs() <= tol_s,
+            "climbed face {climbed} (s = {sc}) is not the scan's face {scanned} (s = {ss}), tol {tol_s}, x = {x64:?}, start {hint0}; ring {}, r {r}, top {top}, bottom {bottom}, f64 {}", nf / 2, input.f64
+        );
+
+        // Lower bound of the exact SDF, and not too low outside.
+        let planes_max = planes.iter().map(|(n, d)| n.dot(&x64) - d).fold(f64::NEG_INFINITY, f64::max);
+        let exact = if planes_max <= 0.0 {
+            planes_max
+        } else {
+            let fv = data.face_vertices;
+            (0..nf)
+                .map(|f| {
+                    let (a, b, cc) =
+                        (verts[fv[3 * f] as usize], verts[fv[3 * f + 1] as usize], verts[fv[3 * f + 2] as usize]);
+                    (x64 - closest_on_triangle(&x64, &a, &b, &cc)).norm()
+                })
+                .fold(f64::INFINITY, f64::min)
+        };
+        let tol = 64.0 * eps * (xn + size);
+        let v64 = v.to_f64();
+        assert!(v64 <= exact + tol, "value {v64} above the exact SDF {exact} (tol {tol}) at {x64:?}");
+        if exact > 0.0 {
+            let floor = exact * delta_min / r_c;
+            assert!(
+                v64 >= floor - tol,
+                "value {v64} below exact·δ_min/R_c = {floor} (exact {exact}, tol {tol}) at {x64:?}: climbed {climbed} (s {sc}), refined {refined}, scanned {scanned} (s {ss})"
+            );
+        }
+    }
+}
+
+fuzz_target!(|input: Input| {
+    if input.f64 {
+        run::<f64>(&input)
+    } else {
+        run::<f32>(&input)
+    }
+});
