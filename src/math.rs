@@ -171,12 +171,19 @@ fn norm_scaled<R: Real, const D: usize>(v: &SVector<R, D>) -> R {
 /// `v / |v|`, or `None` when `v` is zero or not finite.
 #[inline]
 pub fn normalize<R: Real, const D: usize>(v: &SVector<R, D>) -> Option<SVector<R, D>> {
-    let n = norm(v);
-    if n > R::ZERO && n.finite() {
-        Some(v / n)
-    } else {
-        None
+    let d = v.dot(v);
+    if d.finite() && d >= R::MIN_POSITIVE {
+        return Some(v / Real::sqrt(d));
     }
+    // Huge or tiny: divide by the largest component first. (Dividing by
+    // `norm(v)` would divide by a subnormal length with a dozen significant
+    // bits, and the result would not be unit.)
+    let m = v.iter().fold(R::ZERO, |m, c| max(m, c.abs_()));
+    if !(m > R::ZERO) || !m.finite() || !v.iter().all(|c| c.finite()) {
+        return None;
+    }
+    let u = v / m;
+    Some(u / Real::sqrt(u.dot(&u)))
 }
 
 /// `true` when every component is finite.
@@ -276,6 +283,8 @@ mod tests {
         let tiny = Vec3::new(3.0e-30_f32, 4.0e-30, 0.0);
         assert!((norm(&tiny) - 5.0e-30).abs() < 1e-36);
         assert!(normalize(&tiny).is_some());
+        let sub = Vec3::new(9.654e-321_f64, 2.277e-320, 0.0);
+        assert!((normalize(&sub).unwrap().norm() - 1.0).abs() < 1e-15);
         assert_eq!(norm(&Vec3::<f32>::zeros()), 0.0);
         assert!(norm(&Vec3::new(f32::NAN, 1.0, 0.0)).is_nan());
         assert_eq!(norm(&Vec3::new(f32::INFINITY, 1.0, 0.0)), f32::INFINITY);

@@ -283,7 +283,6 @@ fn warm_collision_cone_moved_1e28_out_of_halfspace_f32() {
 /// method's certified lower bound then exceeds the true half-distance.
 /// fuzz/regressions/ellipsoid_method/f64-halfspace-subnormal-normal-not-unit-lower-above-distance
 #[test]
-#[ignore = "kernel bug: math::normalize of a subnormal vector is not unit (|n|-1 = 1.9e-5), see fuzz/regressions/README.md"]
 fn halfspace_normal_from_a_subnormal_vector_is_unit() {
     let h = narrowphase::sdf::Halfspace::new(Vector3::new(9.654e-321_f64, 2.277e-320, 0.0), -58.230_468_75).unwrap();
     let err = (h.normal().norm() - 1.0).abs();

@@ -492,6 +492,10 @@ impl<R: Real> EllipsoidMethod<R> {
         };
         let coords = max(ball_a.center.amax(), ball_b.center.amax());
         let tol = budget.tolerance * size + R::EPSILON * R::lit(16.0) * (coords + size);
+        if is_nan(tol) {
+            // An infinite tolerance times a zero size.
+            return undetermined(Undetermined::NonFinite, -R::INFINITY, R::INFINITY, 0);
+        }
 
         // Lemma 3 on the bounding balls: the first lower bound, and the
         // balls' own optimum as the first point to evaluate.
