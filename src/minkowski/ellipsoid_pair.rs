@@ -11,39 +11,54 @@
 //!
 //! # Evaluation
 //! An affine change of coordinates maps `A` to the unit ball,
-//! `A = diag(1, 1, 1, −1)`, which scales `f` by a positive constant. With
-//! `D = diag(1, 1, 1, −1) = D⁻¹`, `det(λD + B) = −det(λI + DB)`, so the monic
-//! `P(λ) = det(λI + DB)` has the same roots and its coefficients are the sums
-//! of principal minors of `DB` (no polynomial arithmetic, no allocation).
-//! `P(0) > 0` and `P(∞) = ∞`, so two positive roots exist iff the minimum
-//! of `P` over `λ > 0` is negative: the positive critical points (roots of
-//! the cubic, resp. quadratic, `P′`, in closed form and polished by Newton
-//! steps) decide.
+//! `A = diag(1, 1, 1, −1)`, which scales `f` by a positive constant; a
+//! translation to `B`'s centre (determinant 1) then makes
+//! `f ∝ det [[λI + Q, λc], [λcᵀ, λ(|c|² − 1) − 1]]`, and its Schur
+//! complement gives the monic `P(λ)` (same roots) with coefficients that
+//! are products and sums of squares of the data, no `1/a` left where it
+//! could cancel (see `polynomial3`; the textbook sum of principal minors
+//! of `DB` cancelled terms of size `|c|⁴|Q|²` down to `det Q`, percents off
+//! in f32 for a thin `A`). Each coefficient comes with its magnitude (the
+//! same sum with every term positive), the scale of its rounding error.
+//!
+//! `P(0) > 0` and `P(∞) = ∞`, so two positive roots exist iff `P < 0`
+//! somewhere on `λ > 0`. The roots of `P″` (closed form, a quadratic) and
+//! a bound `U` on the roots of `P′` split `(0, U)` into intervals where
+//! `P′` is monotone; each sign change `−` → `+` of `P′` is a local
+//! minimiser, found by a bracketed Newton iteration (bounded). No critical
+//! point is lost to a closed-form cubic's discriminant.
 //!
 //! # Near touching
-//! `P(λ*)` at the positive minimiser is compared with a rounding bound
-//! `τ = 256·ε·Σ|cᵢ λ*ⁱ|`: below `−τ` separated (certified), above `τ`
-//! colliding; in the band (a double root within rounding) the pair is
+//! `P(λ*)` at the best positive minimiser is compared with a rounding
+//! bound `τ = 256·ε·Σ mᵢ λ*ⁱ` (`mᵢ` the magnitudes): below `−τ` separated
+//! (certified: a point where `P < 0`), above `τ` colliding (certified
+//! when `P − w > τ` too, `w` the slope times the width of the final
+//! bracket); otherwise (a double root within rounding) the pair is
 //! reported colliding with `touching = true`, like GJK's contact within
-//! tolerance: never a guessed separation.
+//! tolerance: never a guessed separation. When `P′` has no sign change
+//! `−` → `+` and `P′(U) > 0`, `P` increases on `(0, ∞)`: colliding,
+//! `λ = 0`, `value = ∞`; if `P′(U) > 0` is not confirmed, undetermined.
+//! Everything runs in the query's own precision (f32 stays single
+//! precision on the Cortex-M4F).
 
 use super::Pose2;
 use crate::math::{finite_vec, max, Real, Vec3};
 use crate::query::Undetermined;
 use crate::shape::{Ellipse, Ellipsoid, Pose};
-use nalgebra::{Matrix2, Matrix3, Matrix4, Vector2};
+use nalgebra::{Matrix2, Matrix3, Vector2};
 
 /// The certificate of the algebraic test.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct AlgebraicCertificate<R: Real> {
-    /// The positive `λ` minimising `P` (0 when `P` has no positive critical
-    /// point: then it has no positive root).
+    /// The positive `λ` minimising `P` (0 when `P` increases on `λ > 0`:
+    /// then it has no positive root).
     pub lambda: R,
     /// `P(λ) / τ`: the minimum over `λ > 0` in units of its rounding bound
     /// (below −1 separated, above 1 overlapping).
     pub value: R,
-    /// Contact within rounding (positive double root): reported colliding.
+    /// Contact within rounding (positive double root), or an overlap not
+    /// proved beyond rounding: reported colliding, uncertified.
     pub touching: bool,
 }
 
@@ -55,7 +70,8 @@ pub enum AlgebraicOutcome<R: Real> {
     Separated(AlgebraicCertificate<R>),
     /// No positive root (overlap) or a positive double root (touching).
     Colliding(AlgebraicCertificate<R>),
-    /// Non-finite input or coefficients.
+    /// Non-finite input or coefficients (`NonFinite`), or the sign of `P′`
+    /// at the root bound not confirmed (`Degenerate`).
     Undetermined {
         /// Why.
         reason: Undetermined,
@@ -92,8 +108,8 @@ pub fn ellipsoids<R: Real>(
     b: &Ellipsoid<R>,
     pose_b: &Pose<R>,
 ) -> AlgebraicOutcome<R> {
-    match ellipsoid_polynomial(a, pose_a, b, pose_b) {
-        Some(c) => classify(&c),
+    match polynomial3(a, pose_a, b, pose_b) {
+        Some((c, mag)) => classify(&c, &mag),
         None => AlgebraicOutcome::Undetermined { reason: Undetermined::NonFinite },
     }
 }
@@ -119,6 +135,41 @@ pub fn ellipsoid_polynomial<R: Real>(
     b: &Ellipsoid<R>,
     pose_b: &Pose<R>,
 ) -> Option<[R; 5]> {
+    polynomial3(a, pose_a, b, pose_b).map(|(c, _)| c)
+}
+
+/// Coefficients (low to high) and their magnitudes (the same sums with every
+/// term taken positive: the scale of each coefficient's rounding error).
+///
+/// In the frame where A is the unit ball (`x' = Λ(1/a) Raᵀ (x − ta)`), B is
+/// `(x' − c)ᵀ Q (x' − c) ≤ 1`, `Q = NᵀN`, `N = Λ(1/b) R Λ(a)`,
+/// `R = Rbᵀ Ra`, `c = Λ(1/a) g`, `g = Raᵀ (tb − ta)`. Translating by `c`
+/// (a congruence of both forms, determinant 1) gives
+/// `det(λA + B) = det [[λI + Q, λc], [λcᵀ, λ(s − 1) − 1]]`, `s = |c|²`, and
+/// the Schur complement with `adj(λI + Q) = λ²I + λ(tr Q·I − Q) + adj Q`
+/// gives the monic `P(λ) = λ⁴ + c₃λ³ + c₂λ² + c₁λ + c₀` with
+///
+/// ```text
+/// c₃ = 1 + t − |Nc|²          t = tr Q = |N|²_F
+/// c₂ = t + e − |[c]ₓ adj N|²_F  e = tr adj Q = |adj N|²_F
+/// c₁ = e + d − d·s            d = det Q = det(N)²
+/// c₀ = d
+/// ```
+///
+/// (`e·s − cᵀ adj(Q) c = tr(adj Q [c]ₓᵀ[c]ₓ)`, `adj Q = adj N adj Nᵀ`).
+/// Every piece is a product or a sum of squares of accurately known
+/// numbers: `N c = Λ(1/b) R g`, `[c]ₓ adj N = Λ(a)·[g]ₓ adj R·Λ(b)/Πb` and
+/// `det N = det R · Π a/b` carry no `1/a` (the old `det(λI + DB)` expansion
+/// cancelled terms of size `|c|⁴|Q|²` down to `det Q`, percents off in f32
+/// for a thin A). What is left are the three subtractions, whose error is
+/// a few ε of the magnitudes returned with the coefficients.
+#[allow(clippy::type_complexity)]
+fn polynomial3<R: Real>(
+    a: &Ellipsoid<R>,
+    pose_a: &Pose<R>,
+    b: &Ellipsoid<R>,
+    pose_b: &Pose<R>,
+) -> Option<([R; 5], [R; 5])> {
     let ra = pose_a.rotation.matrix();
     let rb = pose_b.rotation.matrix();
     let ta = pose_a.translation.vector;
@@ -128,41 +179,56 @@ pub fn ellipsoid_polynomial<R: Real>(
     }
     let sa = a.semi_axes();
     let sb = b.semi_axes();
-    // Frame where A is the unit ball: x' = Λ(1/a) Raᵀ (x − ta).
-    let inv_a = Vec3::new(R::ONE / sa.x, R::ONE / sa.y, R::ONE / sa.z);
-    let c = (ra.transpose() * (tb - ta)).component_mul(&inv_a);
-    // B: (x' − c)ᵀ Q (x' − c) ≤ 1 with Q = NᵀN, N = Λ(1/b) Rbᵀ Ra Λ(a).
+    let r = rb.transpose() * ra;
+    let g = ra.transpose() * (tb - ta);
     let inv_b = Vec3::new(R::ONE / sb.x, R::ONE / sb.y, R::ONE / sb.z);
-    let n = Matrix3::from_diagonal(&inv_b) * rb.transpose() * ra * Matrix3::from_diagonal(&sa);
-    let q = n.transpose() * n;
-    let qc = q * c;
-    let k = c.dot(&qc) - R::ONE;
-    // DB with D = diag(1, 1, 1, −1): the last row negated.
-    #[rustfmt::skip]
-    let m = Matrix4::new(
-        q.m11, q.m12, q.m13, -qc.x,
-        q.m21, q.m22, q.m23, -qc.y,
-        q.m31, q.m32, q.m33, -qc.z,
-        qc.x, qc.y, qc.z, -k,
-    );
-    if !m.iter().all(|v| v.finite()) {
+    // N = Λ(1/b) R Λ(a).
+    let n = Matrix3::from_diagonal(&inv_b) * r * Matrix3::from_diagonal(&sa);
+    let t = n.norm_squared();
+    // N c = Λ(1/b) R g (the 1/a of c cancels the a of N).
+    let nc = (r * g).component_mul(&inv_b);
+    let ncn = nc.norm_squared();
+    // adj N = adj Λ(a) · adj R · adj Λ(1/b); adj R = cofactor(R)ᵀ.
+    let adj_r = cofactor(&r).transpose();
+    let adj_a = Vec3::new(sa.y * sa.z, sa.x * sa.z, sa.x * sa.y);
+    let pb = inv_b.x * inv_b.y * inv_b.z;
+    let adj_ib = Vec3::new(pb * sb.x, pb * sb.y, pb * sb.z);
+    let adj_n = Matrix3::from_diagonal(&adj_a) * adj_r * Matrix3::from_diagonal(&adj_ib);
+    let e = adj_n.norm_squared();
+    // [c]ₓ adj N, column k = Λ(a) (g × adj R col k) · adj_ib_k; magnitude
+    // from |g| × |adj R| (every product positive).
+    let mut x = R::ZERO;
+    let mut x_mag = R::ZERO;
+    for (col, w) in adj_r.column_iter().zip(adj_ib.iter()) {
+        let col: Vec3<R> = col.into_owned();
+        let cr = g.cross(&col).component_mul(&sa) * *w;
+        let (ga, ca) = (g.map(|v| v.abs_()), col.map(|v| v.abs_()));
+        let cm = Vec3::new(ga.y * ca.z + ga.z * ca.y, ga.z * ca.x + ga.x * ca.z, ga.x * ca.y + ga.y * ca.x)
+            .component_mul(&sa)
+            * w.abs_();
+        x += cr.norm_squared();
+        x_mag += cm.norm_squared();
+    }
+    let det_n = r.determinant() * (sa.x * inv_b.x) * (sa.y * inv_b.y) * (sa.z * inv_b.z);
+    let d = det_n * det_n;
+    let inv_a = Vec3::new(R::ONE / sa.x, R::ONE / sa.y, R::ONE / sa.z);
+    let s = g.component_mul(&inv_a).norm_squared();
+    let ds = d * s;
+    let c = [d, e + d - ds, t + e - x, R::ONE + t - ncn, R::ONE];
+    let mag = [d, e + d + ds, t + e + x_mag, R::ONE + t + ncn, R::ONE];
+    if !c.iter().chain(mag.iter()).all(|v| v.finite()) {
         return None;
     }
-    // P(λ) = λ⁴ + c1 λ³ + c2 λ² + c3 λ + c4, cₖ = sum of principal k-minors.
-    let c1 = m.trace();
-    let minor2 = |aii: R, ajj: R, aij: R, aji: R| aii * ajj - aij * aji;
-    let c2 = minor2(m.m11, m.m22, m.m12, m.m21)
-        + minor2(m.m11, m.m33, m.m13, m.m31)
-        + minor2(m.m11, m.m44, m.m14, m.m41)
-        + minor2(m.m22, m.m33, m.m23, m.m32)
-        + minor2(m.m22, m.m44, m.m24, m.m42)
-        + minor2(m.m33, m.m44, m.m34, m.m43);
-    let mut c3 = R::ZERO;
-    for skip in 0..4 {
-        c3 += minor3(&m, skip).determinant();
-    }
-    let c4 = det4(&m);
-    Some([c4, c3, c2, c1, R::ONE])
+    Some((c, mag))
+}
+
+/// The cofactor matrix of a 3×3 matrix.
+fn cofactor<R: Real>(m: &Matrix3<R>) -> Matrix3<R> {
+    let c0 = m.column(1).cross(&m.column(2));
+    let c1 = m.column(2).cross(&m.column(0));
+    let c2 = m.column(0).cross(&m.column(1));
+    // Row i of adj(M) is (col_{i+1} × col_{i+2})ᵀ; the cofactor is its transpose.
+    Matrix3::from_columns(&[c0, c1, c2])
 }
 
 /// Ellipse–ellipse separation by the sign of the cubic `det(λA + B)` on
@@ -185,68 +251,40 @@ pub fn ellipses<R: Real>(a: &Ellipse<R>, pose_a: &Pose2<R>, b: &Ellipse<R>, pose
     if !ra.iter().chain(rb.iter()).all(|c| c.finite()) || !finite_vec(&ta) || !finite_vec(&tb) {
         return AlgebraicOutcome::Undetermined { reason: Undetermined::NonFinite };
     }
+    // As in 3D (see `polynomial3`): with Q = NᵀN, N = Λ(1/b) R Λ(a),
+    // R = Rbᵀ Ra, c = Λ(1/a) g, g = Raᵀ(tb − ta), s = |c|²,
+    // det(λA + B) = det [[λI + Q, λc], [λcᵀ, λ(s − 1) − 1]] and, in 2D,
+    // adj(λI + Q) = λI + adj Q, Q + adj Q = tr Q·I:
+    // P(λ) = λ³ + (1 + t − |Nc|²) λ² + (t + d − d·s) λ + d,
+    // t = |N|²_F, d = det(N)², det N = det R · Π a/b.
     let sa = a.semi_axes();
     let sb = b.semi_axes();
-    let inv_a = Vector2::new(R::ONE / sa.x, R::ONE / sa.y);
-    let c = (ra.transpose() * (tb - ta)).component_mul(&inv_a);
+    let r = rb.transpose() * ra;
+    let g = ra.transpose() * (tb - ta);
     let inv_b = Vector2::new(R::ONE / sb.x, R::ONE / sb.y);
-    let n = Matrix2::from_diagonal(&inv_b) * rb.transpose() * ra * Matrix2::from_diagonal(&sa);
-    let q = n.transpose() * n;
-    let qc = q * c;
-    let k = c.dot(&qc) - R::ONE;
-    #[rustfmt::skip]
-    let m = Matrix3::new(
-        q.m11, q.m12, -qc.x,
-        q.m21, q.m22, -qc.y,
-        qc.x, qc.y, -k,
-    );
-    if !m.iter().all(|v| v.finite()) {
+    let n = Matrix2::from_diagonal(&inv_b) * r * Matrix2::from_diagonal(&sa);
+    let t = n.norm_squared();
+    let ncn = (r * g).component_mul(&inv_b).norm_squared();
+    let det_n = (r.m11 * r.m22 - r.m12 * r.m21) * (sa.x * inv_b.x) * (sa.y * inv_b.y);
+    let d = det_n * det_n;
+    let s = Vector2::new(g.x / sa.x, g.y / sa.y).norm_squared();
+    let ds = d * s;
+    let c = [d, t + d - ds, R::ONE + t - ncn, R::ONE, R::ZERO];
+    let mag = [d, t + d + ds, R::ONE + t + ncn, R::ONE, R::ZERO];
+    if !c.iter().chain(mag.iter()).all(|v| v.finite()) {
         return AlgebraicOutcome::Undetermined { reason: Undetermined::NonFinite };
     }
-    let c1 = m.trace();
-    let c2 = (m.m11 * m.m22 - m.m12 * m.m21) + (m.m11 * m.m33 - m.m13 * m.m31) + (m.m22 * m.m33 - m.m23 * m.m32);
-    let c3 = m.determinant();
-    classify(&[c3, c2, c1, R::ONE, R::ZERO])
+    classify(&c, &mag)
 }
 
-/// `det(m)` in closed form (the 2×2 sub-determinants of the first two and
-/// the last two rows): no pivoting loop, no panic path.
-fn det4<R: Real>(m: &Matrix4<R>) -> R {
-    let s0 = m.m11 * m.m22 - m.m21 * m.m12;
-    let s1 = m.m11 * m.m23 - m.m21 * m.m13;
-    let s2 = m.m11 * m.m24 - m.m21 * m.m14;
-    let s3 = m.m12 * m.m23 - m.m22 * m.m13;
-    let s4 = m.m12 * m.m24 - m.m22 * m.m14;
-    let s5 = m.m13 * m.m24 - m.m23 * m.m14;
-    let c5 = m.m33 * m.m44 - m.m43 * m.m34;
-    let c4 = m.m32 * m.m44 - m.m42 * m.m34;
-    let c3 = m.m32 * m.m43 - m.m42 * m.m33;
-    let c2 = m.m31 * m.m44 - m.m41 * m.m34;
-    let c1 = m.m31 * m.m43 - m.m41 * m.m33;
-    let c0 = m.m31 * m.m42 - m.m41 * m.m32;
-    s0 * c5 - s1 * c4 + s2 * c3 + s3 * c2 - s4 * c1 + s5 * c0
-}
-
-/// The 3×3 principal minor of `m` without row and column `skip`.
-fn minor3<R: Real>(m: &Matrix4<R>, skip: usize) -> Matrix3<R> {
-    let mut out = Matrix3::zeros();
-    for (r, i) in (0..4).filter(|&i| i != skip).enumerate() {
-        for (c, j) in (0..4).filter(|&j| j != skip).enumerate() {
-            if let (Some(dst), Some(src)) = (out.get_mut((r, c)), m.get((i, j))) {
-                *dst = *src;
-            }
-        }
-    }
-    out
-}
-
-/// `P(λ)` and `Σ|cᵢ λⁱ|` for `P = Σ cᵢ λⁱ` (coefficients low to high, degree ≤ 4).
-fn eval_poly<R: Real>(c: &[R; 5], x: R) -> (R, R) {
+/// `P(λ)` and `Σ mᵢ λⁱ` for `P = Σ cᵢ λⁱ` with magnitudes `m` (low to high,
+/// degree ≤ 4).
+fn eval_poly<R: Real>(c: &[R; 5], mag: &[R; 5], x: R) -> (R, R) {
     let mut v = R::ZERO;
     let mut s = R::ZERO;
-    for &ci in c.iter().rev() {
+    for (&ci, &mi) in c.iter().zip(mag.iter()).rev() {
         v = v * x + ci;
-        s = s * x.abs_() + ci.abs_();
+        s = s * x.abs_() + max(mi, ci.abs_());
     }
     (v, s)
 }
@@ -260,101 +298,127 @@ fn derivs<R: Real>(c: &[R; 5], x: R) -> (R, R) {
     (d1, d2)
 }
 
-/// Real roots of `P′` (a cubic for a quartic `P`, a quadratic for a cubic).
-fn critical_points<R: Real>(c: &[R; 5]) -> ([R; 3], usize) {
+/// The points that split `(0, U)` into intervals where `P′` is monotone:
+/// 0, the positive roots of `P″` (a quadratic, resp. linear, polynomial;
+/// stable closed form) below `U`, and `U`, a bound on the positive roots of
+/// `P′` (twice Cauchy's). Sorted; the count is returned with them.
+fn breakpoints<R: Real>(c: &[R; 5]) -> ([R; 4], usize) {
     let [_, c1, c2, c3, c4] = *c;
-    let mut out = [R::ZERO; 3];
-    let mut n = 0usize;
-    let mut push = |x: R, out: &mut [R; 3]| {
-        if x.finite() {
-            if let Some(slot) = out.get_mut(n) {
-                *slot = x;
-                n += 1;
-            }
-        }
-    };
-    if c4 != R::ZERO {
-        // 4λ³ + 3c3 λ² + 2c2 λ + c1 = 0 → λ³ + b λ² + cc λ + d = 0.
-        let b = R::lit(0.75) * c3 / c4;
-        let cc = R::HALF * c2 / c4;
-        let d = R::lit(0.25) * c1 / c4;
-        let third = R::ONE / R::lit(3.0);
-        let p = cc - b * b * third;
-        let q = R::TWO * b * b * b / R::lit(27.0) - b * cc * third + d;
-        let shift = -b * third;
-        let disc = q * q * R::lit(0.25) + p * p * p / R::lit(27.0);
-        if disc < R::ZERO && p < R::ZERO {
-            let r = Real::sqrt(-p * third);
-            let arg = (R::lit(1.5) * q / (p * r)).clamp(-R::ONE, R::ONE);
-            let phi = nalgebra::ComplexField::acos(arg) * third;
-            let two_pi_3 = R::two_pi() * third;
-            for k in 0..3u32 {
-                let t = R::TWO * r * (phi - two_pi_3 * R::lit(f64::from(k))).cos();
-                push(t + shift, &mut out);
-            }
-        } else {
-            let sd = Real::sqrt(max(disc, R::ZERO));
-            let t = cbrt(-q * R::HALF + sd) + cbrt(-q * R::HALF - sd);
-            push(t + shift, &mut out);
-        }
-    } else if c3 != R::ZERO {
-        // 3c3 λ² + 2c2 λ + c1 = 0.
-        let (qa, qb, qc) = (R::lit(3.0) * c3, R::TWO * c2, c1);
+    // P′ = 4c4 λ³ + 3c3 λ² + 2c2 λ + c1 (c4 = 0: the 2D cubic P, c3 = 1).
+    let lead = if c4 != R::ZERO { R::lit(4.0) * c4.abs_() } else { R::lit(3.0) * c3.abs_() };
+    let big = max(max(R::lit(3.0) * c3.abs_(), R::TWO * c2.abs_()), c1.abs_());
+    // Twice Cauchy's bound 1 + max|aᵢ| of the monic P′: P′(U) > 0 with a
+    // margin no rounding of U or of P′(U) can eat (at the bound itself a
+    // root may lie within an ulp of U).
+    let u = R::TWO * (R::ONE + if c4 != R::ZERO { big } else { max(R::TWO * c2.abs_(), c1.abs_()) } / lead);
+    let mut out = [R::ZERO, u, u, u];
+    let mut n = 1usize;
+    // P″ = 12c4 λ² + 6c3 λ + 2c2.
+    let (qa, qb, qc) = (R::lit(12.0) * c4, R::lit(6.0) * c3, R::TWO * c2);
+    // Negative: no root (only positive ones are kept).
+    let mut roots = [-R::ONE, -R::ONE];
+    if qa != R::ZERO {
         let disc = qb * qb - R::lit(4.0) * qa * qc;
         if disc >= R::ZERO {
             let sd = Real::sqrt(disc);
-            // Stable form: no cancellation.
             let t = -R::HALF * (qb + if qb < R::ZERO { -sd } else { sd });
             if t != R::ZERO {
-                push(t / qa, &mut out);
-                push(qc / t, &mut out);
+                roots = [t / qa, qc / t];
             } else {
-                push(R::ZERO, &mut out);
+                roots = [R::ZERO, R::ZERO];
             }
         }
+    } else if qb != R::ZERO {
+        roots = [-qc / qb, -R::ONE];
+    }
+    let [r0, r1] = roots;
+    for z in if r1 < r0 { [r1, r0] } else { [r0, r1] } {
+        if z > R::ZERO && z < u {
+            if let Some(slot) = out.get_mut(n) {
+                *slot = z;
+                n += 1;
+            }
+        }
+    }
+    if let Some(slot) = out.get_mut(n) {
+        *slot = u;
+        n += 1;
     }
     (out, n)
 }
 
-fn cbrt<R: Real>(x: R) -> R {
-    crate::shape::signed_pow(x, R::ONE / R::lit(3.0))
+/// Largest number of safeguarded Newton steps per interval.
+const MAX_STEPS: u32 = 64;
+
+/// A local minimiser of `P` in `[lo, hi]` where `P′(lo) < 0 ≤ P′(hi)` and
+/// `P′` is monotone: `(λ, w)`, `w` a bound on how far `P(λ)` may lie above
+/// the minimum over the final bracket (`max |P′|` at its ends times its
+/// width: `P′` is monotone there).
+fn minimise<R: Real>(c: &[R; 5], mut lo: R, mut hi: R, mut d_lo: R, mut d_hi: R) -> (R, R) {
+    let mut x = R::HALF * (lo + hi);
+    for _ in 0..MAX_STEPS {
+        let (d1, d2) = derivs(c, x);
+        if !d1.finite() {
+            break;
+        }
+        if d1 < R::ZERO {
+            (lo, d_lo) = (x, d1);
+        } else {
+            (hi, d_hi) = (x, d1);
+        }
+        if d1 == R::ZERO || !(hi - lo > R::EPSILON * R::lit(4.0) * hi) {
+            break;
+        }
+        let nx = x - d1 / d2;
+        x = if nx > lo && nx < hi { nx } else { R::HALF * (lo + hi) };
+    }
+    let w = max(-d_lo, d_hi) * (hi - lo);
+    (x, if w.finite() { max(w, R::ZERO) } else { R::INFINITY })
 }
 
-fn classify<R: Real>(c: &[R; 5]) -> AlgebraicOutcome<R> {
-    if !c.iter().all(|v| v.finite()) {
+fn classify<R: Real>(c: &[R; 5], mag: &[R; 5]) -> AlgebraicOutcome<R> {
+    if !c.iter().chain(mag.iter()).all(|v| v.finite()) {
         return AlgebraicOutcome::Undetermined { reason: Undetermined::NonFinite };
     }
-    let (roots, n) = critical_points(c);
-    let mut best: Option<(R, R, R)> = None; // (λ, P, scale)
-    for &x0 in roots.iter().take(n) {
-        let mut x = x0;
-        // Polish the critical point (a few Newton steps on P′, bounded).
-        for _ in 0..4 {
-            let (d1, d2) = derivs(c, x);
-            if d2 != R::ZERO && d2.finite() {
-                let nx = x - d1 / d2;
-                if nx.finite() {
-                    x = nx;
+    let eps = R::EPSILON * R::lit(256.0);
+    // P(0) = c₀ = det Q > 0 and P(∞) = ∞: two positive roots iff P < 0
+    // somewhere on (0, ∞). P′ is monotone between consecutive breakpoints,
+    // so every local minimiser of P in (0, ∞) is the one sign change
+    // − → + of P′ on such an interval (found by a bracketed Newton
+    // iteration); past U, P′ > 0. `best`: the most negative P/τ, with the
+    // bracket's slack `w` for the colliding side.
+    let (bp, n) = breakpoints(c);
+    let mut best: Option<(R, R, R, R)> = None; // (λ, P, Σ mᵢλⁱ, w)
+    let mut prev: Option<(R, R)> = None;
+    for &z in bp.iter().take(n) {
+        let (dz, _) = derivs(c, z);
+        if let Some((lo, d_lo)) = prev {
+            if d_lo < R::ZERO && !(dz < R::ZERO) && z > lo {
+                let (x, w) = minimise(c, lo, z, d_lo, dz);
+                let (v, s) = eval_poly(c, mag, x);
+                if x > R::ZERO && best.is_none_or(|(_, bv, bs, _)| v / s < bv / bs) {
+                    best = Some((x, v, s, w));
                 }
             }
         }
-        if !(x > R::ZERO) {
-            continue;
-        }
-        let (v, s) = eval_poly(c, x);
-        if best.is_none_or(|(_, bv, bs)| v / s < bv / bs) {
-            best = Some((x, v, s));
-        }
+        prev = Some((z, dz));
     }
-    let eps = R::EPSILON * R::lit(256.0);
+    // P′(U) > 0 is what makes "no sign change − → +" mean "P′ ≥ 0 on
+    // (0, ∞)"; if rounding (or a non-finite value) denies it, nothing is
+    // proved.
+    let end_ok = matches!(prev, Some((_, d)) if d > R::ZERO);
     match best {
-        Some((lambda, v, s)) => {
+        Some((lambda, v, s, w)) => {
             let tau = eps * s;
             let value = if tau > R::ZERO { v / tau } else { v };
             if !value.finite() {
                 return AlgebraicOutcome::Undetermined { reason: Undetermined::NonFinite };
             }
-            let cert = AlgebraicCertificate { lambda, value, touching: !(value.abs_() > R::ONE) };
+            // Colliding is proved when the minimum over the bracket, P − w,
+            // is above the rounding bound; within it, touching.
+            let low = if tau > R::ZERO { (v - w) / tau } else { v - w };
+            let touching = !(value.abs_() > R::ONE) || (value > R::ONE && !(low > R::ONE));
+            let cert = AlgebraicCertificate { lambda, value, touching };
             if value < -R::ONE {
                 AlgebraicOutcome::Separated(cert)
             } else {
@@ -362,7 +426,18 @@ fn classify<R: Real>(c: &[R; 5]) -> AlgebraicOutcome<R> {
             }
         }
         None => {
-            AlgebraicOutcome::Colliding(AlgebraicCertificate { lambda: R::ZERO, value: R::INFINITY, touching: false })
+            // P′ ≥ 0 at every breakpoint where it could turn: P increases on
+            // (0, ∞) from P(0) = c₀ > 0 (c₀ = det(N)², computed as a product:
+            // its sign is exact), no positive root.
+            if c[0] > R::ZERO && end_ok {
+                AlgebraicOutcome::Colliding(AlgebraicCertificate {
+                    lambda: R::ZERO,
+                    value: R::INFINITY,
+                    touching: false,
+                })
+            } else {
+                AlgebraicOutcome::Undetermined { reason: Undetermined::Degenerate }
+            }
         }
     }
 }
@@ -370,10 +445,39 @@ fn classify<R: Real>(c: &[R; 5]) -> AlgebraicOutcome<R> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use nalgebra::{Matrix4, Rotation3, Translation3};
 
+    /// The structured coefficients against the sums of principal minors of
+    /// `DB` (the textbook form, f64, well-conditioned poses).
     #[test]
-    fn closed_form_det4_matches_lu() {
-        let m = Matrix4::new(2.0_f64, -1.0, 0.5, 3.0, 0.3, 4.0, -2.0, 1.0, 1.5, 0.2, 1.0, -0.7, -1.0, 2.5, 0.4, 0.9);
-        assert!((det4(&m) - m.determinant()).abs() < 1e-12 * m.determinant().abs());
+    fn structured_coefficients_match_principal_minors() {
+        let a = Ellipsoid::new(Vec3::new(2.0_f64, 1.0, 0.5)).unwrap();
+        let b = Ellipsoid::new(Vec3::new(0.7, 1.3, 0.9)).unwrap();
+        let pa = Pose::from_parts(Translation3::new(0.3, -1.0, 2.0), Rotation3::from_euler_angles(0.3, -0.7, 1.1));
+        let pb = Pose::from_parts(Translation3::new(2.5, 0.4, 1.0), Rotation3::from_euler_angles(-1.2, 0.2, 0.4));
+        let (c, mag) = polynomial3(&a, &pa, &b, &pb).unwrap();
+        // World quadrics: A = [[S, −S t], [−tᵀS, tᵀSt − 1]], S = R Λ(1/a²) Rᵀ.
+        let quadric = |e: &Ellipsoid<f64>, p: &Pose<f64>| {
+            let r = *p.rotation.matrix();
+            let ax = e.semi_axes();
+            let s = r * Matrix3::from_diagonal(&ax.map(|v| 1.0 / (v * v))) * r.transpose();
+            let t = p.translation.vector;
+            let st = s * t;
+            let mut m = Matrix4::zeros();
+            m.fixed_view_mut::<3, 3>(0, 0).copy_from(&s);
+            m.fixed_view_mut::<3, 1>(0, 3).copy_from(&-st);
+            m.fixed_view_mut::<1, 3>(3, 0).copy_from(&-st.transpose());
+            m[(3, 3)] = t.dot(&st) - 1.0;
+            m
+        };
+        let (qa, qb) = (quadric(&a, &pa), quadric(&b, &pb));
+        // det(λA + B) sampled at 5 points, against c scaled by its λ⁴ term.
+        let f = |l: f64| (qa * l + qb).determinant();
+        let p = |l: f64| c.iter().rev().fold(0.0, |acc, ci| acc * l + ci);
+        let k = f(1.0) / p(1.0);
+        for l in [0.25, 0.5, 2.0, 3.0, 7.0] {
+            assert!((f(l) - k * p(l)).abs() < 1e-10 * f(l).abs().max(1.0), "λ = {l}");
+        }
+        assert!(c.iter().zip(mag.iter()).all(|(ci, mi)| ci.abs() <= mi * (1.0 + 1e-12)));
     }
 }
