@@ -72,9 +72,6 @@ fn not_hard_colliding<R: Real>(o: &AlgebraicOutcome<R>) -> bool {
 /// A, mapped to the unit ball, has a 1:256 axis) and `classify` answers a
 /// non-touching `Colliding { λ: 0, value: +∞ }`.
 #[test]
-#[ignore = "kernel bug: src/minkowski/ellipsoid_pair.rs classify() answers a non-touching Colliding when \
-            critical_points() finds no positive root (lost to rounding in f32), and the f32 coefficients are \
-            percents off when A has a thin axis (ratio 256)"]
 fn f32_thin_a_no_critical_point_is_not_colliding() {
     let (a, ca) = ([126.0, 48.0, 0.4921875], [127.9375, 35.0, 0.0]);
     let (b, cb) = ([35.0, 0.0625, 10f64.powf(10.0 / 32.0)], [0.0, 0.0, 0.0]);
@@ -98,8 +95,6 @@ fn f32_thin_a_no_critical_point_is_not_colliding() {
 /// ends at x = 35), yet `ellipsoids(A, B)` answers a non-touching
 /// `Colliding { value: 1336 }` (the order (B, A) is right).
 #[test]
-#[ignore = "kernel bug: src/minkowski/ellipsoid_pair.rs ellipsoid_polynomial() in f32 with a thin A (axis ratio \
-            175): coefficients percents off, and the rounding bound τ = 256·ε·Σ|cᵢλⁱ| does not cover it"]
 fn f32_thin_a_separated_by_a_plane_is_not_colliding() {
     let ea = Ellipsoid::new(Vector3::new(85.972_656_f32, 49.0, 0.492_187_5)).unwrap();
     let eb = Ellipsoid::new(Vector3::new(35.0_f32, 0.0625, 10f32.powf(10.0 / 32.0))).unwrap();
@@ -128,8 +123,6 @@ fn f32_thin_a_separated_by_a_plane_is_not_colliding() {
 /// f32 findings: the cubic's coefficients in the frame where A is the unit
 /// disc lose their accuracy when B is thin, beyond the rounding bound τ.
 #[test]
-#[ignore = "kernel bug: src/minkowski/ellipsoid_pair.rs ellipses() in f32 with a 257:1 ellipse: a certified \
-            Separated for a pair overlapping by 0.73 (coefficient error beyond τ)"]
 fn f32_2d_circle_and_needle_are_not_separated() {
     let s = |i: f64| i / 256.0;
     let (ra, ca, ta) = (s(4112.0), Vector2::new(s(4112.0), s(4112.0)), s(4112.0));
@@ -161,9 +154,6 @@ fn f32_2d_circle_and_needle_are_not_separated() {
 /// `conv(B(0, ρ) ∪ {x_eb})` at an angle `θ = 38°` beyond the tangent point of
 /// the cone (`θ > π/2 − α`, `α = 77.5°`), where the hull's radius is only `ρ`.
 #[test]
-#[ignore = "kernel bug: src/minkowski/superquadric.rs certify() (the interior-cone branch) applies \
-            L·sinα/sin(α+θ) also for θ + α > π/2, where conv(B(0,ρ) ∪ {x_eb}) reaches only ρ: a false \
-            certified Colliding"]
 fn f32_2d_rectangle_disc_is_not_certified_colliding() {
     let se = Superellipse::new(Vector2::new(10.027_344_f32, 10f32.powf(35.0 / 32.0)), 0.01).unwrap();
     let el = Ellipse::new(Vector2::new(101.015_625_f32, 101.031_25)).unwrap();
@@ -185,7 +175,6 @@ fn f32_2d_rectangle_disc_is_not_certified_colliding() {
 /// nearest point (43, 12, 0) is 106.8 from the ball's centre: separated by
 /// ≥ 5.8. `Mode::Decide` answers a certified `Colliding` at iteration 1.
 #[test]
-#[ignore = "kernel bug: src/minkowski/superquadric.rs certify(), interior-cone branch (as above, 3D)"]
 fn f32_3d_box_ball_is_not_certified_colliding() {
     let sq = Superquadric::new(Vector3::new(10.0_f32, 12.0, 12.0), 0.01, 0.01).unwrap();
     let e = Ellipsoid::new(Vector3::new(101.0_f32, 101.0, 101.0)).unwrap();
@@ -207,9 +196,6 @@ fn f32_3d_box_ball_is_not_certified_colliding() {
 /// support). Every other path checks finiteness (`settle`) and would answer
 /// `Undetermined::NonFinite`; a determined answer must not carry NaN.
 #[test]
-#[ignore = "kernel bug (minor, needs a non-rotation pose): src/minkowski/superquadric.rs \
-            ellipsoid_superquadric(), the coincident-centres branch returns Colliding without the finiteness \
-            check settle() makes (NaN boundary_point, zero normal)"]
 fn f64_zero_rotation_coincident_centres_has_no_nan() {
     let sq = Superquadric::new(Vector3::new(47.0, 47.0, 0.13671875), 0.0133, 0.01).unwrap();
     let l = |k: f64| 10f64.powf(k / 32.0);
