@@ -352,19 +352,22 @@ const MAX_STEPS: u32 = 64;
 
 /// A local minimiser of `P` in `[lo, hi]` where `P′(lo) < 0 ≤ P′(hi)` and
 /// `P′` is monotone: `(λ, w)`, `w` a bound on how far `P(λ)` may lie above
-/// the minimum over the final bracket (`max |P′|` at its ends times its
-/// width: `P′` is monotone there).
-fn minimise<R: Real>(c: &[R; 5], mut lo: R, mut hi: R, mut d_lo: R, mut d_hi: R) -> (R, R) {
+/// the minimum over the bracket. The minimiser `λ*` lies in the final
+/// bracket on the side where `P′` changes sign, and `|P′| ≤ |P′(λ)|`
+/// between `λ` and `λ*` (monotone), so `P(λ) − P(λ*) ≤ |P′(λ)|·(hi − lo)`.
+fn minimise<R: Real>(c: &[R; 5], mut lo: R, mut hi: R) -> (R, R) {
     let mut x = R::HALF * (lo + hi);
+    let mut best = (x, R::INFINITY);
     for _ in 0..MAX_STEPS {
         let (d1, d2) = derivs(c, x);
         if !d1.finite() {
             break;
         }
+        best = (x, d1.abs_());
         if d1 < R::ZERO {
-            (lo, d_lo) = (x, d1);
+            lo = x;
         } else {
-            (hi, d_hi) = (x, d1);
+            hi = x;
         }
         if d1 == R::ZERO || !(hi - lo > R::EPSILON * R::lit(4.0) * hi) {
             break;
@@ -372,7 +375,8 @@ fn minimise<R: Real>(c: &[R; 5], mut lo: R, mut hi: R, mut d_lo: R, mut d_hi: R)
         let nx = x - d1 / d2;
         x = if nx > lo && nx < hi { nx } else { R::HALF * (lo + hi) };
     }
-    let w = max(-d_lo, d_hi) * (hi - lo);
+    let (x, d) = best;
+    let w = d * (hi - lo);
     (x, if w.finite() { max(w, R::ZERO) } else { R::INFINITY })
 }
 
@@ -394,7 +398,7 @@ fn classify<R: Real>(c: &[R; 5], mag: &[R; 5]) -> AlgebraicOutcome<R> {
         let (dz, _) = derivs(c, z);
         if let Some((lo, d_lo)) = prev {
             if d_lo < R::ZERO && !(dz < R::ZERO) && z > lo {
-                let (x, w) = minimise(c, lo, z, d_lo, dz);
+                let (x, w) = minimise(c, lo, z);
                 let (v, s) = eval_poly(c, mag, x);
                 if x > R::ZERO && best.is_none_or(|(_, bv, bs, _)| v / s < bv / bs) {
                     best = Some((x, v, s, w));
