@@ -22,7 +22,8 @@
 //! same sum with every term positive), the scale of its rounding error.
 //!
 //! `P(0) > 0` and `P(∞) = ∞`, so two positive roots exist iff `P < 0`
-//! somewhere on `λ > 0`. The roots of `P″` (closed form, a quadratic) and
+//! somewhere on `λ > 0`. `λ` is first rescaled by the roots' scale
+//! (Fujiwara's bound), which keeps `P(λ)` finite in f32 when `λ*` is large. The roots of `P″` (closed form, a quadratic) and
 //! a bound `U` on the roots of `P′` split `(0, U)` into intervals where
 //! `P′` is monotone; each sign change `−` → `+` of `P′` is a local
 //! minimiser, found by a bracketed Newton iteration (bounded). No critical
@@ -380,10 +381,46 @@ fn minimise<R: Real>(c: &[R; 5], mut lo: R, mut hi: R) -> (R, R) {
     (x, if w.finite() { max(w, R::ZERO) } else { R::INFINITY })
 }
 
+/// `λ = σμ` with `σ` the roots' scale (Fujiwara: every root has
+/// `|λ| ≤ 2 max |cₙ₋ₖ|^(1/k)`, computed from the magnitudes): the
+/// coefficients of `P(σμ)/σⁿ` and their magnitudes, and `σ`. Keeps `P` and
+/// its rounding bound finite in f32 where `λ*` is large (a thin `B` far
+/// away: `λ*⁴` past f32's range). Each scaled coefficient carries at most
+/// a few roundings more, far inside `τ`.
+fn rescale<R: Real>(c: &[R; 5], mag: &[R; 5]) -> ([R; 5], [R; 5], R) {
+    let [m0, m1, m2, m3, m4] = *mag;
+    let root = |x: R, k: R| nalgebra::ComplexField::powf(x, R::ONE / k);
+    // Degree 4 (monic in λ⁴) or 3 (2D: c₄ = 0, monic in λ³).
+    let (sigma, deg4) = if c[4] != R::ZERO {
+        (max(max(m3, Real::sqrt(m2)), max(root(m1, R::lit(3.0)), Real::sqrt(Real::sqrt(m0)))), true)
+    } else {
+        (max(max(m2, Real::sqrt(m1)), root(m0, R::lit(3.0))), false)
+    };
+    if !(sigma > R::ZERO) || !sigma.finite() || !(m4 >= R::ZERO) {
+        return (*c, *mag, R::ONE);
+    }
+    let mut out = (*c, *mag);
+    // Multiply cᵢ by σ^(i − n): walk down from the leading term.
+    let mut f = R::ONE;
+    let top = if deg4 { 4 } else { 3 };
+    for i in (0..=top).rev() {
+        if let (Some(ci), Some(mi)) = (out.0.get_mut(i), out.1.get_mut(i)) {
+            *ci /= f;
+            *mi /= f;
+        }
+        f *= sigma;
+    }
+    (out.0, out.1, sigma)
+}
+
 fn classify<R: Real>(c: &[R; 5], mag: &[R; 5]) -> AlgebraicOutcome<R> {
     if !c.iter().chain(mag.iter()).all(|v| v.finite()) {
         return AlgebraicOutcome::Undetermined { reason: Undetermined::NonFinite };
     }
+    // P(0) > 0 from the unscaled c₀ (σⁿ may overflow to ∞ and flush c₀/σⁿ).
+    let p0_positive = c[0] > R::ZERO;
+    let (c, mag, sigma) = rescale(c, mag);
+    let (c, mag) = (&c, &mag);
     let eps = R::EPSILON * R::lit(256.0);
     // P(0) = c₀ = det Q > 0 and P(∞) = ∞: two positive roots iff P < 0
     // somewhere on (0, ∞). P′ is monotone between consecutive breakpoints,
@@ -412,7 +449,8 @@ fn classify<R: Real>(c: &[R; 5], mag: &[R; 5]) -> AlgebraicOutcome<R> {
     // proved.
     let end_ok = matches!(prev, Some((_, d)) if d > R::ZERO);
     match best {
-        Some((lambda, v, s, w)) => {
+        Some((mu, v, s, w)) => {
+            let lambda = mu * sigma;
             let tau = eps * s;
             let value = if tau > R::ZERO { v / tau } else { v };
             if !value.finite() {
@@ -433,7 +471,7 @@ fn classify<R: Real>(c: &[R; 5], mag: &[R; 5]) -> AlgebraicOutcome<R> {
             // P′ ≥ 0 at every breakpoint where it could turn: P increases on
             // (0, ∞) from P(0) = c₀ > 0 (c₀ = det(N)², computed as a product:
             // its sign is exact), no positive root.
-            if c[0] > R::ZERO && end_ok {
+            if p0_positive && end_ok {
                 AlgebraicOutcome::Colliding(AlgebraicCertificate {
                     lambda: R::ZERO,
                     value: R::INFINITY,
