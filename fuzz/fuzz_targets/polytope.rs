@@ -164,8 +164,10 @@ impl<R: Real> Arrays<R> {
                 arr.truncate(len.saturating_sub(1 + *n as usize % 4));
             }
             Mutation::SwapLoop(i, j) => {
-                let n = self.face_vertices.len().max(1);
-                self.face_vertices.swap(0.max(*i as usize % n).min(n - 1), (*j as usize % n).min(n - 1));
+                let n = self.face_vertices.len();
+                if n > 0 {
+                    self.face_vertices.swap(*i as usize % n, *j as usize % n);
+                }
             }
             Mutation::DropVertex => {
                 self.vertices.pop();
