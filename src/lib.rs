@@ -58,17 +58,17 @@ pub mod hull;
 /// The names most users need.
 pub mod prelude {
     pub use crate::math::{Pt3, Real, Vec3};
+    pub use crate::minkowski::{superquadric::Mode, MinkowskiOutcome, Pose2};
     pub use crate::query::{Bounds, Budget, Penetration, Proximity, Separation, ShapeError, Undetermined, Witness};
+    pub use crate::sdf::{EllipsoidMethod, EllipsoidMethodOutcome, EllipsoidWarmStart, Sdf, SdfHint};
     pub use crate::shape::{
         Affine, Bounded, Capsule, Cone, ConvexHull, Cuboid, Cylinder, Ellipsoid, MinkowskiSum, Placed, Polytope,
         PolytopeData, Pose, Rounded, Sphere, SupportHint, SupportMap,
     };
+    pub use crate::shape::{Ellipse, Superellipse, Superquadric};
     pub use crate::support::epa;
     pub use crate::support::gjk::{self, GjkCache, GjkOutcome};
     pub use crate::support::mpr::{self, MprOutcome};
-    pub use crate::sdf::{EllipsoidMethod, EllipsoidMethodOutcome, EllipsoidWarmStart, Sdf, SdfHint};
-    pub use crate::minkowski::{superquadric::Mode, MinkowskiOutcome, Pose2};
-    pub use crate::shape::{Ellipse, Superellipse, Superquadric};
 }
 
 /// Compile-time proof that the public types implement `defmt::Format` for
