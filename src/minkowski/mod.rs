@@ -36,7 +36,8 @@ pub type Pose2<R> = nalgebra::IsometryMatrix2<R>;
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct RayHit<R: Real, V> {
     /// `|p₀| / |x_eb(ψ̃)|`: above 1 separated, below 1 colliding, a smooth
-    /// and scale-free measure (0 for coincident centres). Exact to the
+    /// and scale-free measure (0 for coincident centres; saturated at the
+    /// largest finite value when the ratio overflows). Exact to the
     /// residual when the solver converged; from the last iterate when the
     /// answer was certified earlier (see [`converged`](Self::converged)).
     pub margin: R,

@@ -130,6 +130,38 @@ struct Problem<R: Real, const D: usize> {
     /// Inradius lower bound of `K = S ⊕ E`.
     rho: R,
     tol: R,
+    /// Closed-form support function of `K` for the separating-plane proof:
+    /// the superquadric's semi-axes and dual exponents `qᵢ = 2/(2 − εᵢ)`
+    /// (`[q1, q2]`; 2D: `[q, q]`), the ellipsoid's rotation (local frame)
+    /// and semi-axes.
+    sq_a: SVector<R, D>,
+    q: [R; 2],
+    e_rot: nalgebra::SMatrix<R, D, D>,
+    e_b: SVector<R, D>,
+}
+
+/// `‖(x, y)‖_q`, scaled by the larger magnitude (no overflow).
+fn lq<R: Real>(x: R, y: R, q: R) -> R {
+    let (x, y) = (x.abs_(), y.abs_());
+    let m = max(x, y);
+    if !(m > R::ZERO) || !m.finite() {
+        return m;
+    }
+    let f = |t: R| if t > R::ZERO { nalgebra::ComplexField::powf(t / m, q) } else { R::ZERO };
+    m * nalgebra::ComplexField::powf(f(x) + f(y), R::ONE / q)
+}
+
+/// `h_K(n) = h_S(n) + h_E(n)` in closed form: `h_S(n) = ‖(‖(a₁n₁, a₂n₂)‖_q2,
+/// a₃n₃)‖_q1` (the dual of the superquadric's nested `ℓp` gauge; 2D:
+/// `‖(a₁n₁, a₂n₂)‖_q`) and `h_E(n) = |Λ(b) R_Eᵀ n|` (from the factors: `B²`
+/// itself loses a thin ellipsoid's short axis to rounding).
+fn support_k<R: Real, const D: usize>(pb: &Problem<R, D>, n: &SVector<R, D>) -> R {
+    let y = pb.sq_a.component_mul(n);
+    let c = |i: usize| y.get(i).copied().unwrap_or(R::ZERO);
+    let [q1, q2] = pb.q;
+    let hs = if D == 3 { lq(lq(c(0), c(1), q2), c(2), q1) } else { lq(c(0), c(1), q1) };
+    let he = norm(&(pb.e_rot.transpose() * n).component_mul(&pb.e_b));
+    hs + he
 }
 
 enum Verdict {
@@ -152,7 +184,17 @@ fn certify<R: Real, const D: usize>(pb: &Problem<R, D>, ev: &Eval<R, D>) -> Chec
     let (cos, sin) = if len > R::ZERO { (along / len, perp / len) } else { (R::ZERO, R::ONE) };
     let slack = R::EPSILON * R::lit(8.0);
     let mut verdict = Verdict::Open;
-    if ev.n.dot(&(pb.p - ev.x_eb)) > slack * (pb.p_norm + len) {
+    // Separated: the tangent plane at x_eb (normal n) separates p₀ from K —
+    // and, since x_eb and n come out of a rounded evaluation (a corner of a
+    // near-box turns n fast; B² of a thin ellipsoid loses its short axis),
+    // the plane is re-checked with K's support value in closed form:
+    // n·p₀ > h_K(n) proves it for any unit n.
+    let separating = ev.n.dot(&(pb.p - ev.x_eb)) > slack * (pb.p_norm + len) && {
+        let h = support_k(pb, &ev.n);
+        let nn = norm(&ev.n);
+        ev.n.dot(&pb.p) - h > slack * (pb.p_norm * nn + h) * R::lit(4.0)
+    };
+    if separating {
         verdict = Verdict::Separated;
     } else if len > R::ZERO && pb.rho > R::ZERO {
         // p₀ in H = conv(B(0, ρ) ∪ {X}), X = x_eb, |X| = L, θ = ∠(X, p₀).
@@ -175,7 +217,15 @@ fn certify<R: Real, const D: usize>(pb: &Problem<R, D>, ev: &Eval<R, D>) -> Chec
         // |y| = μe/(1 − μ) = ρ), so H built on μX ⊆ K: the cone test uses
         // L' = μL (same direction, same θ). The shrink μ is ≈ 1 − e/ρ, the
         // geometric amplification of a thin cone.
-        let e = slack * (pb.p_norm + len);
+        //
+        // The ellipsoid's part s = x_eb − x_a comes from B²n/|Bn|, and B² of
+        // a thin ellipsoid loses its short axis to rounding: s may lie
+        // outside E. With u = Λ(1/b) R_Eᵀ s, s/max(|u|, 1) ∈ E, a point of
+        // K within (|u| − 1)⁺·|s| of x_eb: that distance joins e.
+        let s_e = ev.x_eb - ev.x_a;
+        let u = (pb.e_rot.transpose() * s_e).component_div(&pb.e_b);
+        let over = max(norm(&u) - R::ONE, R::ZERO) * norm(&s_e);
+        let e = slack * (pb.p_norm + len) + over;
         let l_eff = len * pb.rho / (pb.rho + e);
         let sa = min(pb.rho / l_eff, R::ONE);
         let ca = Real::sqrt(max(R::ZERO, R::ONE - sa * sa));
@@ -189,7 +239,7 @@ fn certify<R: Real, const D: usize>(pb: &Problem<R, D>, ev: &Eval<R, D>) -> Chec
         } else {
             pb.rho
         };
-        if pb.p_norm < radial * (R::ONE - slack) {
+        if e.finite() && pb.p_norm < radial * (R::ONE - slack) {
             verdict = Verdict::Colliding;
         }
     }
@@ -228,7 +278,9 @@ fn hit<R: Real, const D: usize>(
     iterations: u32,
     certified: bool,
 ) -> RayHit<R, SVector<R, D>> {
-    let margin = if c.len > R::ZERO { pb.p_norm / c.len } else { R::INFINITY };
+    // Saturated at the largest finite value: a far, tiny pair overflows
+    // |p₀| / |x_eb| (the answer stands; the margin stays a number).
+    let margin = if c.len > R::ZERO { min(pb.p_norm / c.len, R::MAX) } else { R::MAX };
     RayHit {
         margin,
         boundary_point: fr.rot * ev.x_eb + fr.t,
@@ -479,7 +531,18 @@ pub fn ellipsoid_superquadric<R: Real>(
     let frame = Frame { rot: *r1, t: t1 };
     let b_min = min(min(b.x, b.y), b.z);
     let p_norm = norm(&p);
-    let mut pb = Problem { p, p_norm, dir: Vec3::x(), rho: superquadric.inradius_lower_bound() + b_min, tol };
+    let q = |e: R| R::TWO / (R::TWO - e);
+    let mut pb = Problem {
+        p,
+        p_norm,
+        dir: Vec3::x(),
+        rho: superquadric.inradius_lower_bound() + b_min,
+        tol,
+        sq_a: superquadric.semi_axes(),
+        q: [q(e1), q(e2)],
+        e_rot: rot,
+        e_b: b,
+    };
 
     if !(p_norm > R::ZERO) {
         // Coincident centres: p₀ = 0 is inside K.
@@ -824,8 +887,17 @@ pub fn ellipse_superellipse<R: Real>(
     let se = Se2 { a: superellipse.semi_axes(), e: superellipse.exponent(), m, floor: Real::sqrt(R::EPSILON) };
     let frame = Frame { rot: *r1, t: t1 };
     let p_norm = norm(&p);
-    let mut pb =
-        Problem { p, p_norm, dir: Vector2::x(), rho: superellipse.inradius_lower_bound() + min(b.x, b.y), tol };
+    let mut pb = Problem {
+        p,
+        p_norm,
+        dir: Vector2::x(),
+        rho: superellipse.inradius_lower_bound() + min(b.x, b.y),
+        tol,
+        sq_a: superellipse.semi_axes(),
+        q: [R::TWO / (R::TWO - superellipse.exponent()); 2],
+        e_rot: rot,
+        e_b: b,
+    };
     if !(p_norm > R::ZERO) {
         let ev = se.eval_cs(R::ONE, R::ZERO);
         return coincident(&pb, &ev, &frame);
