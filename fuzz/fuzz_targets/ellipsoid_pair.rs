@@ -130,7 +130,10 @@ fn three<R: Real>(i: &In3) {
         let all: Vec<f64> = i.a.iter().chain(&i.b).map(|x| x.get()).collect();
         all.iter().fold(0.0f64, |m, x| m.max(*x)) / all.iter().fold(f64::INFINITY, |m, x| m.min(*x))
     };
-    if skip_known() && R::EPSILON.to_f64() > 1e-10 && (ratio(&i.a) > 16.0 || ratio(&i.b) > 16.0 || spread > 32.0) {
+    if skip_known()
+        && (spread > 256.0
+            || R::EPSILON.to_f64() > 1e-10 && (ratio(&i.a) > 16.0 || ratio(&i.b) > 16.0 || spread > 32.0))
+    {
         return;
     }
     if !well {
@@ -207,7 +210,10 @@ fn two<R: Real>(i: &In2) {
         let all: Vec<f64> = i.a.iter().chain(&i.b).map(|x| x.get()).collect();
         all.iter().fold(0.0f64, |m, x| m.max(*x)) / all.iter().fold(f64::INFINITY, |m, x| m.min(*x))
     };
-    if skip_known() && R::EPSILON.to_f64() > 1e-10 && (ratio(&i.a) > 16.0 || ratio(&i.b) > 16.0 || spread > 32.0) {
+    if skip_known()
+        && (spread > 256.0
+            || R::EPSILON.to_f64() > 1e-10 && (ratio(&i.a) > 16.0 || ratio(&i.b) > 16.0 || spread > 32.0))
+    {
         return;
     }
     if !well {
