@@ -71,8 +71,9 @@ pub enum AlgebraicOutcome<R: Real> {
     Separated(AlgebraicCertificate<R>),
     /// No positive root (overlap) or a positive double root (touching).
     Colliding(AlgebraicCertificate<R>),
-    /// Non-finite input or coefficients (`NonFinite`), or the sign of `P′`
-    /// at the root bound not confirmed (`Degenerate`).
+    /// Non-finite input or coefficients, `P(0) = det Q` not positive (a pose
+    /// whose rotation is not one, or `det Q` lost to underflow), or the sign
+    /// of `P′` at the root bound not confirmed: all `NonFinite`.
     Undetermined {
         /// Why.
         reason: Undetermined,
@@ -417,8 +418,12 @@ fn classify<R: Real>(c: &[R; 5], mag: &[R; 5]) -> AlgebraicOutcome<R> {
     if !c.iter().chain(mag.iter()).all(|v| v.finite()) {
         return AlgebraicOutcome::Undetermined { reason: Undetermined::NonFinite };
     }
-    // P(0) > 0 from the unscaled c₀ (σⁿ may overflow to ∞ and flush c₀/σⁿ).
-    let p0_positive = c[0] > R::ZERO;
+    // P(0) = det Q > 0 is what "a point with P < 0" proves two positive
+    // roots from; 0 (a singular "rotation", or underflow) proves nothing.
+    // Checked on the unscaled c₀ (σⁿ may overflow and flush c₀/σⁿ).
+    if !(c[0] > R::ZERO) {
+        return AlgebraicOutcome::Undetermined { reason: Undetermined::NonFinite };
+    }
     let (c, mag, sigma) = rescale(c, mag);
     let (c, mag) = (&c, &mag);
     let eps = R::EPSILON * R::lit(256.0);
@@ -471,14 +476,14 @@ fn classify<R: Real>(c: &[R; 5], mag: &[R; 5]) -> AlgebraicOutcome<R> {
             // P′ ≥ 0 at every breakpoint where it could turn: P increases on
             // (0, ∞) from P(0) = c₀ > 0 (c₀ = det(N)², computed as a product:
             // its sign is exact), no positive root.
-            if p0_positive && end_ok {
+            if end_ok {
                 AlgebraicOutcome::Colliding(AlgebraicCertificate {
                     lambda: R::ZERO,
                     value: R::INFINITY,
                     touching: false,
                 })
             } else {
-                AlgebraicOutcome::Undetermined { reason: Undetermined::Degenerate }
+                AlgebraicOutcome::Undetermined { reason: Undetermined::NonFinite }
             }
         }
     }
