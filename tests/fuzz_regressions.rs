@@ -390,8 +390,6 @@ fn f64_hull_reflex_vertex_does_not_trap_the_climb() {
 /// `ellipsoids(B, A)` says `Separated`, `ellipsoids(A, B)` a non-touching
 /// `Colliding` with value 1.8e13 τ (λ = 97533: the wrong critical point).
 #[test]
-#[ignore = "kernel bug: src/minkowski/ellipsoid_pair.rs, f64 with a 660:1 A: a certified Colliding for a pair \
-            0.1 apart (order-dependent)"]
 fn f64_thin_a_plate_is_not_colliding() {
     let s = |i: f64| i / 256.0;
     let (a, ca) = ([s(49.0), 1.0, s(32256.0)], [s(8995.0), s(8995.0), 0.0]);
