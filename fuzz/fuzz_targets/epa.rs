@@ -15,7 +15,8 @@
 //!   `contact` answer and GJK's distance bracket the same number;
 //! - **the certificate, checked by GJK** (finite, well-conditioned inputs):
 //!   moving B by `(upper + slack)` along the normal separates the bodies
-//!   (GJK does not report contact), moving it by `lower − slack` (when
+//!   (GJK does not report contact; on the margin path plus the normal's
+//!   tilt, `t·gap/d_core`, allowed by the core certificate's gap), moving it by `lower − slack` (when
 //!   positive) leaves them overlapping (GJK does not certify a separation
 //!   beyond the band).
 #![no_main]
@@ -146,9 +147,16 @@ fn run<R: Real>(input: &Input) {
         let out = shifted(p.bounds.upper.to_f64() + slack);
         let scale2 = scale_of(&a, &out).unwrap_or(scale).max(scale);
         let band = bodies::slack(budget.tolerance, scale2);
-        let cleared = shifted(p.bounds.upper.to_f64() + band);
+        // On the margin path (sphere-swept bodies whose cores are apart) the
+        // normal is GJK's direction between the cores, accurate to
+        // |δθ|² ≤ 2·gap/d_core with the gap of its certificate: moving B by
+        // t along it gains at least t·(1 − δθ²/2).
+        let (hi, gap) = (p.bounds.upper.to_f64(), p.bounds.gap().to_f64());
+        let core_distance = (a.margin() + b.margin()).to_f64() - hi;
+        let tilt = if core_distance > 0.0 { (hi + band) * gap / core_distance } else { 0.0 };
+        let cleared = shifted(hi + band + 2.0 * tilt);
         if let GjkOutcome::Intersecting(_) = gjk::distance(&a, &cleared, &budget, &mut GjkCache::default()) {
-            panic!("{what}: moving B by upper + {band} along the normal leaves contact: {p:?}");
+            panic!("{what}: moving B by upper + {band} (+ {tilt} for the normal's tilt) along the normal leaves contact: {p:?}");
         }
         let lo = p.bounds.lower.to_f64() - band;
         if lo > 0.0 {
