@@ -293,9 +293,7 @@ fn exponents_near_0_and_2() -> Vec<String> {
 /// point is `(a1, 0, 0)` for every ε, so a sphere of radius r centred on the
 /// axis touches at `a1 + r`. The exact checker (both modes, f32 and f64) and
 /// GJK on the superquadric's support map get the side right 1e-3 away, or
-/// say they cannot tell. 44 of the 96 checker queries are `Undetermined`
-/// today (the root finder stalls when the centre lies on the y or z axis);
-/// the bound catches it getting worse.
+/// say they cannot tell (see the strict twin below).
 #[test]
 fn exponents_near_0_and_2_along_the_axes() {
     let undetermined = exponents_near_0_and_2();
@@ -305,11 +303,10 @@ fn exponents_near_0_and_2_along_the_axes() {
     assert!(undetermined.len() <= 44, "{} of 96 undetermined", undetermined.len());
 }
 
-/// The same, asking every answer to be decided.
+/// The same, asking every answer to be decided (44 of 96 were
+/// `Undetermined` when this corpus was written; decided since the
+/// superquadric checker's rework).
 #[test]
-#[ignore = "kernel weakness: src/minkowski/superquadric.rs 3D root finder stalls (Undetermined::Degenerate after \
-            34 evaluations, or the cap) when the ellipsoid's centre lies on the superquadric's y or z axis and an \
-            exponent is 0.01 or 1.99: 44 of 96 axis-aligned queries undecided"]
 fn exponents_near_0_and_2_along_the_axes_are_decided() {
     let undetermined = exponents_near_0_and_2();
     assert!(undetermined.is_empty(), "{} of 96 undetermined: {undetermined:#?}", undetermined.len());
