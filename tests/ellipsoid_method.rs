@@ -11,7 +11,7 @@ use narrowphase::sdf::{
     Ball, BoxN, EllipsoidMethod, EllipsoidMethodOutcome, EllipsoidWarmStart, Halfspace, Sdf, SdfAccuracy, SdfSample,
     Transformed,
 };
-use narrowphase::shape::Sphere;
+use narrowphase::shape::{Placed, Sphere};
 use rand::Rng;
 
 fn translated<S, const D: usize>(s: S, t: SVector<f64, D>) -> Transformed<S, f64, D> {
@@ -269,6 +269,19 @@ fn bad_input_is_typed_never_a_panic() {
     assert!(Transformed::new(s, nalgebra::Matrix3::identity(), 1.0, Vector3::new(f64::NAN, 0.0, 0.0)).is_err());
     assert!(Transformed::new(s, nalgebra::Matrix3::identity() * 2.0, 1.0, Vector3::zeros()).is_err());
     assert!(Transformed::new(s, nalgebra::Matrix3::identity(), 0.0, Vector3::zeros()).is_err());
+    // Centres further apart than f64 can hold (the fuzzer's: the first point
+    // became infinite, a rotation turned it into NaN and the sphere's SDF
+    // once read a NaN point as its centre, −r): NonFinite, not Penetrating.
+    let far_a = Placed::new(Sphere::new(4.0).unwrap(), common::at(37.0, -1.0, -3.0173347531925537e304));
+    let far_b = Placed::new(Sphere::new(2.4).unwrap(), common::at(0.0, -1.7976931348623157e308, 0.0));
+    let mut m = EllipsoidMethod::collision();
+    m.budget.max_iterations = 0;
+    let out = m.solve(&far_a, &far_b, &mut EllipsoidWarmStart::default());
+    assert!(matches!(out, EllipsoidMethodOutcome::Undetermined { reason: Undetermined::NonFinite, .. }), "{out:?}");
+    let nan = Vector3::new(f64::NAN, 0.0, 0.0);
+    assert!(Sdf::eval(&s, &nan).value.is_nan());
+    assert!(Sdf::eval(&narrowphase::shape::Ellipsoid::new(Vector3::new(1.0, 2.0, 3.0)).unwrap(), &nan).value.is_nan());
+    assert!(Sdf::eval(&narrowphase::shape::Capsule::new(1.0, 0.5).unwrap(), &nan).value.is_nan());
     // Dimension 1 has no ellipsoid method.
     let a1 = translated(Sphere::new(1.0).unwrap(), SVector::<f64, 1>::new(0.0));
     let out = solve(&a1, &a1);

@@ -501,6 +501,10 @@ impl<R: Real> EllipsoidMethod<R> {
         // balls' own optimum as the first point to evaluate.
         let diff = ball_b.center - ball_a.center;
         let d = norm(&diff);
+        if !d.finite() {
+            // The centres are further apart than the type can represent.
+            return undetermined(Undetermined::NonFinite, -R::INFINITY, R::INFINITY, 0);
+        }
         let lemma3 = max(max(-ra, -rb), (d - ra - rb) * R::HALF);
         let x0 = if !ra.finite() {
             ball_b.center

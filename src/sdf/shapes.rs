@@ -25,14 +25,16 @@ fn sample<R: Real, const D: usize>(value: R, gradient: SVector<R, D>) -> SdfSamp
     SdfSample { value, gradient }
 }
 
-/// `x/|x|`, or zero at the origin (a valid subgradient of `|x|` there).
+/// `x/|x|`, or zero at the origin (a valid subgradient of `|x|` there). A
+/// NaN length stays NaN (so the SDF value does: a NaN point must never look
+/// like the centre).
 #[inline(always)]
 fn unit_or_zero<R: Real, const D: usize>(x: &SVector<R, D>) -> (R, SVector<R, D>) {
     let n = norm(x);
     if n > R::ZERO {
         (n, x / n)
     } else {
-        (R::ZERO, SVector::zeros())
+        (n, SVector::zeros())
     }
 }
 
@@ -460,7 +462,8 @@ impl<R: Real> Sdf<R, 3> for Ellipsoid<R> {
         let k0 = norm(&u);
         let k1 = norm(&w);
         if !(k1 > R::ZERO) {
-            return sample(-a.min(), Vec3::zeros());
+            // The centre (or NaN in, NaN out: `k1 + …` keeps the NaN).
+            return sample(-a.min() + k1, Vec3::zeros());
         }
         sample(k0 * (scale * k0 - R::ONE) / k1, w / k1)
     }
