@@ -32,10 +32,9 @@
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use nalgebra::{Point3, Vector3};
+use nalgebra::Vector3;
 use narrowphase::prelude::*;
 use narrowphase::sdf::{Sdf, SdfHint};
-use narrowphase::shape::Plane;
 
 #[derive(Arbitrary, Debug, Clone, Copy)]
 enum Num {
@@ -77,98 +76,9 @@ struct Input {
     points: Vec<(PointIn, u32)>,
 }
 
-const MAX_RING: usize = 64;
-const MAX_V: usize = MAX_RING + 2;
-const MAX_F: usize = 2 * MAX_RING;
-
-/// Storage for a bipyramid's arrays (the polytope borrows them).
-struct PolyStore<R: Real> {
-    n: usize,
-    vertices: [Point3<R>; MAX_V],
-    adjacency_offsets: [u16; MAX_V + 1],
-    adjacency: [u16; 6 * MAX_RING],
-    faces: [Plane<R>; MAX_F],
-    face_offsets: [u16; MAX_F + 1],
-    face_vertices: [u16; 3 * MAX_F],
-    face_adjacency: [u16; 3 * MAX_F],
-}
-
-impl<R: Real> PolyStore<R> {
-    fn new() -> Self {
-        Self {
-            n: 0,
-            vertices: [Point3::origin(); MAX_V],
-            adjacency_offsets: [0; MAX_V + 1],
-            adjacency: [0; 6 * MAX_RING],
-            faces: [Plane { normal: Vector3::zeros(), offset: R::ZERO }; MAX_F],
-            face_offsets: [0; MAX_F + 1],
-            face_vertices: [0; 3 * MAX_F],
-            face_adjacency: [0; 3 * MAX_F],
-        }
-    }
-
-    /// Fills in a bipyramid; ring `0..n`, top apex `n`, bottom apex `n + 1`.
-    /// Top face `i` is `(i, i+1, T)`, bottom face `n + i` is `(i+1, i, B)`.
-    fn bipyramid(&mut self, n: usize, r: f64, top: f64, bottom: f64) {
-        self.n = n;
-        let (t, b) = (n, n + 1);
-        let mut p64 = [Vector3::<f64>::zeros(); MAX_V];
-        for (i, p) in p64.iter_mut().enumerate().take(n) {
-            let a = core::f64::consts::TAU * i as f64 / n as f64;
-            *p = Vector3::new(r * a.cos(), r * a.sin(), 0.0);
-        }
-        p64[t] = Vector3::new(0.0, 0.0, top);
-        p64[b] = Vector3::new(0.0, 0.0, -bottom);
-        for i in 0..n + 2 {
-            self.vertices[i] = Point3::new(R::lit(p64[i].x), R::lit(p64[i].y), R::lit(p64[i].z));
-        }
-        let mut k = 0;
-        for i in 0..n + 2 {
-            self.adjacency_offsets[i] = k as u16;
-            let neighbours: &mut dyn Iterator<Item = usize> =
-                if i < n { &mut [(i + n - 1) % n, (i + 1) % n, t, b].into_iter() } else { &mut (0..n) };
-            for j in neighbours {
-                self.adjacency[k] = j as u16;
-                k += 1;
-            }
-        }
-        self.adjacency_offsets[n + 2] = k as u16;
-        for i in 0..n {
-            let (next, prev) = ((i + 1) % n, (i + n - 1) % n);
-            let loops = [([i, next, t], [n + i, next, prev]), ([next, i, b], [i, n + prev, n + next])];
-            for (half, (lp, adj)) in loops.into_iter().enumerate() {
-                let f = half * n + i;
-                let (p0, p1, p2) = (p64[lp[0]], p64[lp[1]], p64[lp[2]]);
-                let normal = (p1 - p0).cross(&(p2 - p0)).normalize();
-                self.faces[f] = Plane {
-                    normal: Vector3::new(R::lit(normal.x), R::lit(normal.y), R::lit(normal.z)),
-                    offset: R::lit(normal.dot(&p0)),
-                };
-                for c in 0..3 {
-                    self.face_vertices[3 * f + c] = lp[c] as u16;
-                    self.face_adjacency[3 * f + c] = adj[c] as u16;
-                }
-            }
-        }
-        for f in 0..=2 * n {
-            self.face_offsets[f] = (3 * f) as u16;
-        }
-    }
-
-    fn polytope(&self) -> Option<Polytope<'_, R>> {
-        let (nv, nf) = (self.n + 2, 2 * self.n);
-        Polytope::new(PolytopeData {
-            vertices: &self.vertices[..nv],
-            vertex_adjacency_offsets: &self.adjacency_offsets[..nv + 1],
-            vertex_adjacency: &self.adjacency[..self.adjacency_offsets[nv] as usize],
-            faces: &self.faces[..nf],
-            face_offsets: &self.face_offsets[..nf + 1],
-            face_vertices: &self.face_vertices[..3 * nf],
-            face_adjacency: &self.face_adjacency[..3 * nf],
-        })
-        .ok()
-    }
-}
+#[path = "shared/bodies.rs"]
+mod bodies;
+use bodies::{PolyStore, MAX_RING};
 
 /// Closest point to `p` on the triangle `abc` (Ericson, Real-Time Collision
 /// Detection §5.1.5), f64.

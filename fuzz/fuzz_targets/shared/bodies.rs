@@ -144,7 +144,9 @@ impl Motion {
 pub trait Shape<R: Real>: SupportMap<R> + Bounded<R> {}
 impl<R: Real, T: SupportMap<R> + Bounded<R>> Shape<R> for T {}
 
-const MAX_RING: usize = 40;
+/// Largest bipyramid ring the store holds (targets map their input into
+/// their own smaller range where they want the old corpus to replay).
+pub const MAX_RING: usize = 64;
 const MAX_V: usize = MAX_RING + 2;
 const MAX_F: usize = 2 * MAX_RING;
 
