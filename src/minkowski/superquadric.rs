@@ -57,7 +57,7 @@ use super::{MinkowskiOutcome, Pose2, RayHit};
 use crate::math::{any_orthogonal, finite_vec, max, min, norm, Mat3, Real, Vec3};
 use crate::query::{Budget, Undetermined};
 use crate::shape::{signed_pow, Ellipse, Ellipsoid, Pose, Superellipse, Superquadric};
-use nalgebra::{Matrix2, RealField, SVector, Vector2};
+use nalgebra::{Matrix2, RealField, SMatrix, SVector, Vector2};
 
 /// When the checker stops.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -477,6 +477,29 @@ impl<R: Real> Sq3<R> {
     }
 }
 
+/// The ellipse(oid) seen from the superquadric's frame (poses `(r1, t1)` and
+/// `(r2, t2)`, ellipse semi-axes `b`): the relative rotation `R = r1ᵀr2`, the
+/// centre `p = r1ᵀ(t2 − t1)` and the shape matrix `M = R·diag(b²)·Rᵀ`; `None`
+/// when a pose or the offset is not finite. Shared by 2D and 3D.
+fn relative_frame<R: Real, const D: usize>(
+    r1: &SMatrix<R, D, D>,
+    t1: &SVector<R, D>,
+    r2: &SMatrix<R, D, D>,
+    t2: &SVector<R, D>,
+    b: &SVector<R, D>,
+) -> Option<(SMatrix<R, D, D>, SVector<R, D>, SMatrix<R, D, D>)> {
+    if !r1.iter().chain(r2.iter()).chain(t1.iter()).chain(t2.iter()).all(|c| c.finite()) {
+        return None;
+    }
+    let rot = r1.transpose() * r2;
+    let p = r1.transpose() * (t2 - t1);
+    if !p.iter().all(|c| c.finite()) {
+        return None;
+    }
+    let m = rot * SMatrix::from_diagonal(&b.component_mul(b)) * rot.transpose();
+    Some((rot, p, m))
+}
+
 /// Exact collision test of an ellipsoid and a superquadric (Algorithm 1, 3D).
 ///
 /// The ellipsoid's centre, seen from the superquadric, is compared with the
@@ -511,19 +534,13 @@ pub fn ellipsoid_superquadric<R: Real>(
         return non_finite();
     };
     let r1 = superquadric_pose.rotation.matrix();
-    let r2 = ellipsoid_pose.rotation.matrix();
     let t1 = superquadric_pose.translation.vector;
-    let t2 = ellipsoid_pose.translation.vector;
-    if !r1.iter().chain(r2.iter()).all(|c| c.finite()) || !finite_vec(&t1) || !finite_vec(&t2) {
-        return non_finite();
-    }
-    let rot = r1.transpose() * r2;
-    let p = r1.transpose() * (t2 - t1);
-    if !finite_vec(&p) {
-        return non_finite();
-    }
     let b = ellipsoid.semi_axes();
-    let m = rot * Mat3::from_diagonal(&b.component_mul(&b)) * rot.transpose();
+    let Some((rot, p, m)) =
+        relative_frame(r1, &t1, ellipsoid_pose.rotation.matrix(), &ellipsoid_pose.translation.vector, &b)
+    else {
+        return non_finite();
+    };
     let (e1, e2) = superquadric.exponents();
     let gamma = |e: R| R::ONE / min(e, R::TWO - e);
     let gammas = (gamma(e1), gamma(e2));
@@ -871,19 +888,13 @@ pub fn ellipse_superellipse<R: Real>(
         return non_finite();
     };
     let r1 = superellipse_pose.rotation.matrix();
-    let r2 = ellipse_pose.rotation.matrix();
     let t1 = superellipse_pose.translation.vector;
-    let t2 = ellipse_pose.translation.vector;
-    if !r1.iter().chain(r2.iter()).all(|c| c.finite()) || !finite_vec(&t1) || !finite_vec(&t2) {
-        return non_finite();
-    }
-    let rot = r1.transpose() * r2;
-    let p = r1.transpose() * (t2 - t1);
-    if !finite_vec(&p) {
-        return non_finite();
-    }
     let b = ellipse.semi_axes();
-    let m = rot * Matrix2::from_diagonal(&b.component_mul(&b)) * rot.transpose();
+    let Some((rot, p, m)) =
+        relative_frame(r1, &t1, ellipse_pose.rotation.matrix(), &ellipse_pose.translation.vector, &b)
+    else {
+        return non_finite();
+    };
     let se = Se2 { a: superellipse.semi_axes(), e: superellipse.exponent(), m, floor: Real::sqrt(R::EPSILON) };
     let frame = Frame { rot: *r1, t: t1 };
     let p_norm = norm(&p);
