@@ -278,6 +278,11 @@ fn bad_input_is_typed_never_a_panic() {
     m.budget.max_iterations = 0;
     let out = m.solve(&far_a, &far_b, &mut EllipsoidWarmStart::default());
     assert!(matches!(out, EllipsoidMethodOutcome::Undetermined { reason: Undetermined::NonFinite, .. }), "{out:?}");
+    // A body beyond the kernel's extent (sqrt(MAX)/1e3): the witness
+    // x − φ∇φ would overflow (the fuzzer's: φ ≈ 9e307, point_b = −∞).
+    let huge = Placed::new(Sphere::new(1.0).unwrap(), common::at(86.0, 33.0, -9.0e307));
+    let out = EllipsoidMethod::distance().solve(&s, &huge, &mut EllipsoidWarmStart::default());
+    assert!(matches!(out, EllipsoidMethodOutcome::Undetermined { reason: Undetermined::NonFinite, .. }), "{out:?}");
     let nan = Vector3::new(f64::NAN, 0.0, 0.0);
     assert!(Sdf::eval(&s, &nan).value.is_nan());
     assert!(Sdf::eval(&narrowphase::shape::Ellipsoid::new(Vector3::new(1.0, 2.0, 3.0)).unwrap(), &nan).value.is_nan());

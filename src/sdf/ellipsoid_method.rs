@@ -477,6 +477,13 @@ impl<R: Real> EllipsoidMethod<R> {
             return undetermined(Undetermined::NonFinite, -R::INFINITY, R::INFINITY, 0);
         }
         let (ra, rb) = (ball_a.radius, ball_b.radius);
+        // Coordinates and sizes beyond the kernel's extent (`sqrt(MAX)/1e3`)
+        // would overflow squared lengths and the witness points x − φ∇φ.
+        let limit = crate::shape::max_extent::<R>();
+        let too_big = |c: &SVector<R, D>, r: R| c.amax() > limit || (r.finite() && r > limit);
+        if too_big(&ball_a.center, ra) || too_big(&ball_b.center, rb) {
+            return undetermined(Undetermined::NonFinite, -R::INFINITY, R::INFINITY, 0);
+        }
         if !ra.finite() && !rb.finite() {
             return undetermined(Undetermined::Degenerate, -R::INFINITY, R::INFINITY, 0);
         }
@@ -738,12 +745,20 @@ impl<R: Real> EllipsoidMethod<R> {
                 n[0] = R::ONE;
                 n
             });
+        let (point_a, point_b) = (project(&x, sa), project(&x, sb));
+        if !(point_a.iter().chain(point_b.iter()).chain(x.iter()).all(|c| c.finite())) {
+            return EllipsoidMethodOutcome::Undetermined {
+                reason: Undetermined::NonFinite,
+                bounds: Bounds { lower: run.lower, upper: run.upper },
+                iterations: run.iterations,
+            };
+        }
         let contact = SdfContact {
             phi: run.best_value,
             bounds: Bounds { lower: min(run.lower, run.upper), upper: run.upper },
             x,
-            point_a: project(&x, sa),
-            point_b: project(&x, sb),
+            point_a,
+            point_b,
             normal,
             iterations: run.iterations,
             certified: exact,
