@@ -472,18 +472,17 @@ impl<R: Real> EllipsoidMethod<R> {
         }
         let ball_a = a.bounding_ball();
         let ball_b = b.bounding_ball();
-        let ok_ball = |c: &SVector<R, D>, r: R| c.iter().all(|v| v.finite()) && r >= R::ZERO && !is_nan(r);
+        // Finite centres and radii within the kernel's extent (`sqrt(MAX)/1e3`,
+        // as for shape sizes): beyond it squared lengths and the witness
+        // points x − φ∇φ overflow. A radius may be +∞ (an unbounded body).
+        let limit = crate::shape::max_extent::<R>();
+        let ok_ball = |c: &SVector<R, D>, r: R| {
+            c.iter().all(|v| v.abs_() <= limit) && r >= R::ZERO && (r <= limit || r == R::INFINITY)
+        };
         if !ok_ball(&ball_a.center, ball_a.radius) || !ok_ball(&ball_b.center, ball_b.radius) {
             return undetermined(Undetermined::NonFinite, -R::INFINITY, R::INFINITY, 0);
         }
         let (ra, rb) = (ball_a.radius, ball_b.radius);
-        // Coordinates and sizes beyond the kernel's extent (`sqrt(MAX)/1e3`)
-        // would overflow squared lengths and the witness points x − φ∇φ.
-        let limit = crate::shape::max_extent::<R>();
-        let too_big = |c: &SVector<R, D>, r: R| c.amax() > limit || (r.finite() && r > limit);
-        if too_big(&ball_a.center, ra) || too_big(&ball_b.center, rb) {
-            return undetermined(Undetermined::NonFinite, -R::INFINITY, R::INFINITY, 0);
-        }
         if !ra.finite() && !rb.finite() {
             return undetermined(Undetermined::Degenerate, -R::INFINITY, R::INFINITY, 0);
         }
