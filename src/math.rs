@@ -156,10 +156,17 @@ pub fn norm<R: Real, const D: usize>(v: &SVector<R, D>) -> R {
     }
 }
 
+/// The largest `|vᵢ|`, NaN components skipped (the scale of the fallbacks
+/// of [`norm`] and [`normalize`]).
+#[inline]
+fn largest_abs<R: Real, const D: usize>(v: &SVector<R, D>) -> R {
+    v.iter().fold(R::ZERO, |m, c| max(m, c.abs_()))
+}
+
 #[cold]
 #[inline(never)]
 fn norm_scaled<R: Real, const D: usize>(v: &SVector<R, D>) -> R {
-    let m = v.iter().fold(R::ZERO, |m, c| max(m, c.abs_()));
+    let m = largest_abs(v);
     if !(m > R::ZERO) || !m.finite() {
         // Zero, NaN (m stays 0 or NaN is skipped by `max`) or infinite.
         return if v.iter().all(|c| c.finite()) { R::ZERO } else { v.dot(v) };
@@ -178,7 +185,7 @@ pub fn normalize<R: Real, const D: usize>(v: &SVector<R, D>) -> Option<SVector<R
     // Huge or tiny: divide by the largest component first. (Dividing by
     // `norm(v)` would divide by a subnormal length with a dozen significant
     // bits, and the result would not be unit.)
-    let m = v.iter().fold(R::ZERO, |m, c| max(m, c.abs_()));
+    let m = largest_abs(v);
     if !(m > R::ZERO) || !m.finite() || !v.iter().all(|c| c.finite()) {
         return None;
     }

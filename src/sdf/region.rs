@@ -1,7 +1,7 @@
 //! The search ellipsoid of the ellipsoid method: its cut (the paper's
 //! Algorithm 1) and its starting value from two balls (Algorithm 3, Lemma 2).
 
-use crate::math::{norm, Real};
+use crate::math::{is_nan, norm, Real};
 use nalgebra::{SMatrix, SVector};
 
 /// The ellipsoid `E = {M·u + e : |u| ≤ 1}` (Eq. 7), kept as the factor `M`
@@ -121,8 +121,8 @@ pub(crate) fn lens<R: Real, const D: usize>(
     r_b: R,
 ) -> Option<SearchEllipsoid<R, D>> {
     let (c_a, r_a, c_b, r_b) = if r_b > r_a { (c_b, r_b, c_a, r_a) } else { (c_a, r_a, c_b, r_b) };
-    // Now r_b <= r_a.
-    if !r_b.finite() || !(r_b >= R::ZERO) {
+    // Now r_b <= r_a (or r_a is NaN: refused, never read as unbounded).
+    if !r_b.finite() || !(r_b >= R::ZERO) || is_nan(r_a) {
         return None;
     }
     if !r_a.finite() {
@@ -199,7 +199,9 @@ mod tests {
         let e = lens(&c, f64::INFINITY, &Vector3::new(9.0, 0.0, 0.0), 2.0).unwrap();
         assert_eq!(e.e.x, 9.0);
         assert!(lens(&c, f64::INFINITY, &c, f64::INFINITY).is_none());
-        assert!(lens(&c, f64::NAN, &c, 1.0).is_none() || lens(&c, f64::NAN, &c, 1.0).is_some());
+        assert!(lens(&c, f64::NAN, &c, 1.0).is_none());
+        assert!(lens(&c, 1.0, &c, f64::NAN).is_none());
+        assert!(lens(&c, 1.0, &Vector3::new(f64::NAN, 0.0, 0.0), 1.0).is_none());
     }
 
     #[test]

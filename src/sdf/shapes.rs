@@ -372,9 +372,9 @@ impl<R: Real> Cone<R> {
     /// The same cone as a [`CappedCone`] (`r_top = 0`).
     #[inline]
     pub fn as_capped(&self) -> CappedCone<R> {
-        let two_h = self.half_height() + self.half_height();
-        let side_normal =
-            normalize(&Vector2::new(two_h, self.radius())).unwrap_or_else(|| Vector2::new(R::ONE, R::ZERO));
+        // The cone's own (cos α, sin α): no square root per evaluation.
+        let (cos, sin) = self.side_normal();
+        let side_normal = Vector2::new(cos, sin);
         CappedCone { half_height: self.half_height(), r_bottom: self.radius(), r_top: R::ZERO, side_normal }
     }
 }

@@ -25,6 +25,7 @@ pub struct Cone<R> {
     half_height: R,
     radius: R,
     sin_alpha: R,
+    cos_alpha: R,
 }
 
 impl<R: Real> Cone<R> {
@@ -32,8 +33,8 @@ impl<R: Real> Cone<R> {
     pub fn new(half_height: R, radius: R) -> Result<Self, ShapeError> {
         check_sizes(&[half_height, radius])?;
         let two_h = half_height + half_height;
-        let sin_alpha = radius / Real::sqrt(radius * radius + two_h * two_h);
-        Ok(Self { half_height, radius, sin_alpha })
+        let slant = Real::sqrt(radius * radius + two_h * two_h);
+        Ok(Self { half_height, radius, sin_alpha: radius / slant, cos_alpha: two_h / slant })
     }
     /// Half-height.
     pub fn half_height(&self) -> R {
@@ -42,6 +43,11 @@ impl<R: Real> Cone<R> {
     /// Base radius.
     pub fn radius(&self) -> R {
         self.radius
+    }
+    /// `(cos α, sin α)` of the half-angle at the apex: the unit outward
+    /// normal of the slanted side in the `(ρ, z)` plane.
+    pub fn side_normal(&self) -> (R, R) {
+        (self.cos_alpha, self.sin_alpha)
     }
 }
 
