@@ -67,6 +67,12 @@ pub trait Real: RealField + Copy + core::fmt::Debug + Default + 'static {
     fn to_f64(self) -> f64;
     /// Absolute value.
     fn abs_(self) -> Self;
+    /// The next representable value towards +∞ (identity on NaN and +∞;
+    /// `−MAX` from −∞). Interval arithmetic widens every rounded bound by
+    /// one step so that the true value stays inside (outward rounding).
+    fn next_up_(self) -> Self;
+    /// The next representable value towards −∞ (identity on NaN and −∞).
+    fn next_down_(self) -> Self;
 }
 
 #[inline(always)]
@@ -132,6 +138,25 @@ macro_rules! impl_real {
             #[inline(always)]
             fn abs_(self) -> Self {
                 <$t>::abs(self)
+            }
+            #[inline]
+            fn next_up_(self) -> Self {
+                // The bit patterns of finite floats of one sign are ordered
+                // like their values: one step up is +1 on a positive value,
+                // −1 on a negative one; both zeros step to the smallest
+                // positive subnormal.
+                if self.is_nan() || self == <$t>::INFINITY {
+                    return self;
+                }
+                if self == 0.0 {
+                    return <$t>::from_bits(1);
+                }
+                let bits = self.to_bits();
+                <$t>::from_bits(if self > 0.0 { bits + 1 } else { bits - 1 })
+            }
+            #[inline]
+            fn next_down_(self) -> Self {
+                -(-self).next_up_()
             }
         }
     };
@@ -281,6 +306,22 @@ mod tests {
         assert_eq!(Real::sqrt(169.0_f32), 13.0);
         assert!(Real::sqrt(-1.0_f32).is_nan());
         assert_eq!(Real::sqrt(2.0_f64), core::f64::consts::SQRT_2);
+    }
+
+    #[test]
+    fn next_up_and_down_step_one_representable_value() {
+        // Against the standard library's own stepping (stable since 1.86).
+        for x in [1.0_f32, -1.0, 0.0, -0.0, 3.4e38, -3.4e38, 1.0e-40, f32::MAX, f32::MIN_POSITIVE] {
+            assert_eq!(x.next_up_().to_bits(), x.next_up().to_bits(), "{x}");
+            assert_eq!(x.next_down_().to_bits(), x.next_down().to_bits(), "{x}");
+        }
+        for x in [1.0_f64, -1.0, 0.0, 1.0e300, -5.0e-324, f64::MAX] {
+            assert_eq!(x.next_up_().to_bits(), x.next_up().to_bits(), "{x}");
+            assert_eq!(x.next_down_().to_bits(), x.next_down().to_bits(), "{x}");
+        }
+        assert_eq!(f32::INFINITY.next_up_(), f32::INFINITY);
+        assert_eq!(f32::NEG_INFINITY.next_up_(), -f32::MAX);
+        assert!(f64::NAN.next_down_().is_nan());
     }
 
     #[test]

@@ -18,16 +18,27 @@
 //! supporting halfspace on the surface, `(x − p(x))/φ(x)` for one projection
 //! `p(x)` elsewhere, or a convex combination; its length is at most 1.
 
+mod aabb;
+pub mod csg;
 pub mod ellipsoid_method;
+pub mod gradient;
+pub mod grid;
+pub mod interval;
+pub mod octree;
+pub mod particles;
 mod polytope_sdf;
 mod region;
 pub mod shapes;
+mod torus;
 
+pub use aabb::Aabb;
+pub use csg::{Difference, Intersection, SmoothUnion, Union};
 pub use ellipsoid_method::{
     EllipsoidMethod, EllipsoidMethodOutcome, EllipsoidWarmStart, InitialRegion, SdfContact, Stop,
 };
 pub use polytope_sdf::TIE_TOLERANCE_EPS;
 pub use shapes::{BoxN, CappedCone, Halfspace, Transformed};
+pub use torus::Torus;
 
 use crate::math::Real;
 use nalgebra::SVector;
@@ -48,6 +59,13 @@ pub enum SdfAccuracy {
     /// then conservative — a pair reported apart is apart, a pair reported
     /// colliding may be apart by up to that error.
     LooseLowerBound,
+    /// Close to the signed distance but neither exact nor a bound: CSG
+    /// unions and smooth unions (right sign, depth underestimated inside),
+    /// sampled grids (sign right away from the surface, within the grid's
+    /// interpolation error of it). Fine for the general SDF–SDF methods
+    /// (octree, gradients, particles); the ellipsoid method needs convex
+    /// bodies and gives no certificate with such an SDF.
+    Approximate,
 }
 
 /// The caller-owned hint of an SDF evaluated by local search (the polytope's
@@ -129,6 +147,16 @@ pub trait Sdf<R: Real, const D: usize> {
     /// against it and answers `Undetermined::Degenerate` when one
     /// contradicts it (it cannot see every such mistake).
     fn bounding_ball(&self) -> Ball<R, D>;
+
+    /// An axis-aligned box containing the body (the octree, the detection
+    /// points and the particles start from the intersection of two of
+    /// them). The default is the box of [`bounding_ball`](Self::bounding_ball);
+    /// shapes override it where a tighter box is cheap.
+    #[inline]
+    fn bounding_box(&self) -> Aabb<R, D> {
+        let b = self.bounding_ball();
+        Aabb::around(&b.center, b.radius)
+    }
 }
 
 impl<R: Real, const D: usize, T: Sdf<R, D> + ?Sized> Sdf<R, D> for &T {
@@ -145,6 +173,9 @@ impl<R: Real, const D: usize, T: Sdf<R, D> + ?Sized> Sdf<R, D> for &T {
     }
     fn bounding_ball(&self) -> Ball<R, D> {
         (**self).bounding_ball()
+    }
+    fn bounding_box(&self) -> Aabb<R, D> {
+        (**self).bounding_box()
     }
 }
 

@@ -14,7 +14,7 @@
 //! | [`Transformed`] (rotation, translation, uniform scale) | any | as the shape |
 //! | [`Placed`] (3D pose) | 3 | as the shape |
 
-use super::{Ball, Sdf, SdfAccuracy, SdfHint, SdfSample};
+use super::{Aabb, Ball, Sdf, SdfAccuracy, SdfHint, SdfSample};
 use crate::math::{max, norm, normalize, Real, Vec3};
 use crate::query::ShapeError;
 use crate::shape::{check_sizes, Capsule, Cone, Cuboid, Cylinder, Ellipsoid, MinkowskiSum, Placed, Sphere};
@@ -133,6 +133,9 @@ impl<R: Real, const D: usize> Sdf<R, D> for BoxN<R, D> {
     fn bounding_ball(&self) -> Ball<R, D> {
         Ball { center: SVector::zeros(), radius: norm(&self.half_extents) }
     }
+    fn bounding_box(&self) -> Aabb<R, D> {
+        Aabb { min: -self.half_extents, max: self.half_extents }
+    }
 }
 
 impl<R: Real> Sdf<R, 3> for Cuboid<R> {
@@ -145,6 +148,9 @@ impl<R: Real> Sdf<R, 3> for Cuboid<R> {
     }
     fn bounding_ball(&self) -> Ball<R, 3> {
         Ball { center: Vec3::zeros(), radius: norm(&self.half_extents()) }
+    }
+    fn bounding_box(&self) -> Aabb<R, 3> {
+        Aabb { min: -self.half_extents(), max: self.half_extents() }
     }
 }
 
@@ -207,6 +213,13 @@ impl<R: Real, const D: usize> Sdf<R, D> for Capsule<R> {
     fn bounding_ball(&self) -> Ball<R, D> {
         Ball { center: SVector::zeros(), radius: self.half_length() + self.radius() }
     }
+    fn bounding_box(&self) -> Aabb<R, D> {
+        let mut half = SVector::repeat(self.radius());
+        if D > 0 {
+            half[D - 1] = self.half_length() + self.radius();
+        }
+        Aabb { min: -half, max: half }
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -235,6 +248,10 @@ impl<R: Real> Sdf<R, 3> for Cylinder<R> {
     }
     fn bounding_ball(&self) -> Ball<R, 3> {
         Ball { center: Vec3::zeros(), radius: norm(&Vector2::new(self.radius(), self.half_height())) }
+    }
+    fn bounding_box(&self) -> Aabb<R, 3> {
+        let half = Vec3::new(self.radius(), self.radius(), self.half_height());
+        Aabb { min: -half, max: half }
     }
 }
 
@@ -497,6 +514,51 @@ impl<R: Real, S: Sdf<R, 3>> Sdf<R, 3> for Placed<S, R> {
         let b = self.shape.bounding_ball();
         Ball { center: self.pose.rotation * b.center + self.pose.translation.vector, radius: b.radius }
     }
+    /// The local box under the pose, boxed again (`|Q|·half` around the
+    /// moved centre), or the ball's box when that is smaller on an axis.
+    fn bounding_box(&self) -> Aabb<R, 3> {
+        let q = *self.pose.rotation.matrix();
+        let local = self.shape.bounding_box();
+        let boxed = rotated_box(&q, R::ONE, &self.pose.translation.vector, &local);
+        tighter(boxed, Aabb::around(&self.bounding_ball().center, self.bounding_ball().radius))
+    }
+}
+
+/// The box of `{s·Q·x + t : x ∈ b}` (infinite bounds stay infinite).
+fn rotated_box<R: Real, const D: usize>(
+    q: &SMatrix<R, D, D>,
+    scale: R,
+    t: &SVector<R, D>,
+    b: &Aabb<R, D>,
+) -> Aabb<R, D> {
+    if !b.is_finite() {
+        let inf = SVector::repeat(R::INFINITY);
+        return Aabb { min: -inf, max: inf };
+    }
+    let c = b.center();
+    let half = b.max * R::HALF - b.min * R::HALF;
+    let c2 = q * c * scale + t;
+    let mut h2 = SVector::<R, D>::zeros();
+    for i in 0..D {
+        for j in 0..D {
+            let w = q[(i, j)].abs_();
+            if w > R::ZERO {
+                h2[i] += w * half[j] * scale;
+            }
+        }
+    }
+    Aabb { min: c2 - h2, max: c2 + h2 }
+}
+
+/// The axis-wise tighter of two boxes that both contain a body (`max`/`min`
+/// keep the second argument's bound when the first is NaN).
+fn tighter<R: Real, const D: usize>(a: Aabb<R, D>, b: Aabb<R, D>) -> Aabb<R, D> {
+    let mut out = a;
+    for i in 0..D {
+        out.min[i] = max(b.min[i], a.min[i]);
+        out.max[i] = crate::math::min(b.max[i], a.max[i]);
+    }
+    out
 }
 
 /// A shape under `x ↦ s·Q·x + t` in `D` dimensions: rotation `Q`
@@ -581,5 +643,10 @@ impl<R: Real, const D: usize, S: Sdf<R, D>> Sdf<R, D> for Transformed<S, R, D> {
     fn bounding_ball(&self) -> Ball<R, D> {
         let b = self.shape.bounding_ball();
         Ball { center: self.rotation * b.center * self.scale + self.translation, radius: b.radius * self.scale }
+    }
+    fn bounding_box(&self) -> Aabb<R, D> {
+        let boxed = rotated_box(&self.rotation, self.scale, &self.translation, &self.shape.bounding_box());
+        let ball = self.bounding_ball();
+        tighter(boxed, Aabb::around(&ball.center, ball.radius))
     }
 }

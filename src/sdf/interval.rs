@@ -1,0 +1,1 @@
+//! Interval arithmetic with outward rounding (Liu et al. §3). In progress.

@@ -1,0 +1,1 @@
+//! The octree intersection regions of Liu et al. Algorithm 1. In progress.
