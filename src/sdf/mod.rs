@@ -24,6 +24,7 @@ pub mod ellipsoid_method;
 pub mod gradient;
 pub mod grid;
 pub mod interval;
+pub mod interval_sdf;
 pub mod octree;
 pub mod particles;
 mod polytope_sdf;
@@ -36,6 +37,7 @@ pub use csg::{Difference, Intersection, SmoothUnion, Union};
 pub use ellipsoid_method::{
     EllipsoidMethod, EllipsoidMethodOutcome, EllipsoidWarmStart, InitialRegion, SdfContact, Stop,
 };
+pub use interval_sdf::IntervalSdf;
 pub use polytope_sdf::TIE_TOLERANCE_EPS;
 pub use shapes::{BoxN, CappedCone, Halfspace, Transformed};
 pub use torus::Torus;
