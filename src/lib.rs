@@ -55,6 +55,9 @@ pub mod support;
 #[cfg(feature = "std")]
 pub mod hull;
 
+#[cfg(feature = "gpu")]
+pub mod gpu;
+
 /// The names most users need.
 pub mod prelude {
     pub use crate::math::{Pt3, Real, Vec3};

@@ -1,0 +1,1 @@
+//! The wgpu particle pipeline (in progress).
