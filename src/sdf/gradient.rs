@@ -1,2 +1,1016 @@
-//! The projected-gradient methods of Liu et al. §4.3–4.4: intersection test
-//! (Algorithm 2) and contact generation (Algorithm 3). In progress.
+//! The projected-gradient methods of Liu et al. (*Real-time collision
+//! detection between general SDFs*, §4.2–4.4): detection points, the
+//! intersection test (Algorithm 2) and contact generation (Algorithm 3).
+//!
+//! Both algorithms are one primitive: **minimise the SDF of one body over
+//! the other body by projected gradient steps** (Eq. 8–9). A point `x`
+//! inside A takes the step `x − s∇φ_B(x)`; when that leaves A it is
+//! projected back onto A by the SDF projection `x − φ_A(x)∇φ_A(x)` (Eq. 8).
+//! - [`intersection_test`] (Algorithm 2) stops as soon as the iterate is
+//!   inside both bodies ([`IntersectionOutcome::Found`]); the point is a
+//!   proof of overlap for SDFs whose sign is right.
+//! - [`contact`] (Algorithm 3) runs the minimisation to its end twice:
+//!   `p_a = argmin_{x∈A} φ_B(x)`, the deepest point of A inside B, and
+//!   `p_b = argmin_{x∈B} φ_A(x)`, the deepest point of B inside A, each a
+//!   local minimiser found from the starting point.
+//! - [`contacts`] runs Algorithm 2 from every detection point, Algorithm 3
+//!   from every hit, and merges the contacts that converge to the same
+//!   points, so that k separate contact regions give k contacts (non-convex
+//!   bodies: tori, CSG).
+//! - [`lattice_points`] makes detection points: the cell centres of a
+//!   regular split of a box (§4.2; the octree of [`super::octree`] gives the
+//!   centres of its kept cells instead — [`contacts`] takes any slice).
+//!
+//! # Where this departs from the paper's pseudocode, and why
+//! The paper's text is the specification; its pseudocode is loose:
+//! 1. **Step-size control.** The paper uses a fixed step `s` and ends "when
+//!    the step size of the solver falls below a user-defined tolerance ε".
+//!    A fixed step never shrinks and, with `|∇φ| = 1`, oscillates by `s`
+//!    around an interior minimiser. Here a step is accepted only when it
+//!    lowers the objective (`φ_B` for `p_a`); a rejected step halves `s`, an
+//!    accepted one doubles it again up to the initial step. The objective
+//!    never increases over the feasible iterates (monotone descent), and the
+//!    run stops when `s` falls below the tolerance or an accepted step moved
+//!    the point by less than the tolerance (both: no descent direction left
+//!    at that resolution — a stationary point of the constrained problem).
+//! 2. **Algorithm 3's loop condition.** `while φ_A < 0 and φ_B < 0` ends as
+//!    soon as a projection lands on A's surface (`φ_A = 0`), i.e. after one
+//!    step; the deepest point then depends on the step size, not on the
+//!    bodies. Here Algorithm 3 has no inside-test in its loop: it minimises
+//!    `φ_B` over A until stationary, which is what the text asks ("the
+//!    deepest point on the surface of A that penetrates into B"). Since the
+//!    descent is monotone and the start is inside both, `φ_B(p_a) ≤ φ_B(x₀) < 0`:
+//!    `p_a` is never shallower than the start.
+//! 3. **Normals.** Eq. 10 says `n_a = −∇φ_A(p_a)`, line 8 of Algorithm 3
+//!    uses `∇φ_B(p_a)`. At a converged `p_a` on A's surface both are the same
+//!    unit vector (first-order optimality: `∇φ_B(p_a) = −λ∇φ_A(p_a)`,
+//!    `λ ≥ 0`). Where they differ the run has not converged or `p_a` is not
+//!    on A's surface (A's point deepest in B lies inside A, e.g. A engulfs B's
+//!    centre); there only `∇φ_B(p_a)` still means "the way out of B", so
+//!    `n_a` is the unit `∇φ_B(p_a)`, falling back to `−∇φ_A(p_a)` where
+//!    `∇φ_B` vanishes (on B's medial axis). Then `p_a + depth_a·n_a` is the
+//!    projection of `p_a` onto B's surface (exact SDFs). `n_b` likewise.
+//! 4. **Strictly inside.** After a projection onto A's surface `φ_A` is zero
+//!    up to rounding, so the paper's strict test `φ_A < 0` may never pass.
+//!    The intersection test projects onto the level set `φ_A = −tol` instead
+//!    (`tol` the absolute tolerance below), a body shrunk by the tolerance:
+//!    overlaps shallower than the tolerance can be missed, found points are
+//!    strictly inside. Contact generation projects onto `φ = 0`.
+//! 5. **Projection.** Eq. 8 is exact for an exact SDF. For a lower bound
+//!    ([`SdfAccuracy::LowerBound`](super::SdfAccuracy)) one projection falls
+//!    short; it is repeated up to [`PROJECTION_CAP`] times; a point that
+//!    still cannot be brought inside rejects the step (halves `s`).
+//!
+//! # Scale and tolerances
+//! The **scale** is the diagonal of the detection box, the intersection of
+//! the two bodies' [`bounding_box`](super::Sdf::bounding_box)es (the region
+//! the detection points come from, and the size of the overlap to resolve);
+//! where that box is empty or flat (bodies at most touching) or infinite,
+//! the smaller finite diagonal of the two boxes. The initial step is
+//! `step·scale`, the absolute tolerance `tol = tolerance·scale` (never below
+//! 16 ulps of the largest start coordinate), the merge radius
+//! `merge·scale`. Two unbounded bodies (two halfspaces) have no scale:
+//! [`Undetermined::NonFinite`].
+//!
+//! # What the answers mean
+//! - `Found` (and `hits > 0` in a [`GradientReport`]) proves overlap when
+//!   both SDFs have the right sign (every [`SdfAccuracy`](super::SdfAccuracy)
+//!   but `LooseLowerBound`): the point is inside both.
+//! - `NotFound` means only that the descent from *this* detection point
+//!   stopped at a local minimum of `φ_B` over A outside B. For two convex
+//!   bodies with exact SDFs the problem is convex and that minimum is the
+//!   distance (up to the tolerance), so a miss means "apart or touching
+//!   within the tolerance" — but nothing here certifies it; for non-convex
+//!   bodies other detection points may still hit. It is **never** a proof
+//!   of separation.
+//! - Depths: `depth_a = −φ_B(p_a)`, `depth_b = −φ_A(p_b)` (the paper's
+//!   queries), `depth = max(depth_a, depth_b)`. For exact SDFs `depth` is a
+//!   lower bound of the penetration depth (the shortest separating
+//!   translation must move `p_a` out of B, by at least `−φ_B(p_a)`, φ being
+//!   1-Lipschitz), and equal to it where the deepest points are opposite
+//!   each other (a ball on a face).
+
+use super::{Aabb, Sdf, SdfHint, SdfSample};
+use crate::math::{finite_vec, max, min, norm, normalize, Real};
+use crate::query::{Budget, ShapeError, Undetermined};
+use nalgebra::SVector;
+
+/// Projections (Eq. 8) tried per step before the step is rejected: one is
+/// exact for an exact SDF; lower bounds converge from outside in a few.
+pub const PROJECTION_CAP: u32 = 8;
+
+/// Step size, tolerance, caps and merge radius of the gradient methods;
+/// lengths relative to the scale (see the [module docs](self)).
+///
+/// ```
+/// use narrowphase::sdf::gradient::GradientParams;
+/// let p = GradientParams::<f32>::default();
+/// assert_eq!(p.budget.max_iterations, 256);
+/// assert!(p.check().is_ok());
+/// assert!(GradientParams { step: 0.0, ..p }.check().is_err());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct GradientParams<R> {
+    /// `max_iterations`: cap on the gradient steps of one descent (one run of
+    /// Algorithm 2; each of the two descents of Algorithm 3). `tolerance`:
+    /// relative to the scale, the smallest step and the smallest move that
+    /// still count as progress; also the depth of the shrunk body the
+    /// intersection test searches.
+    pub budget: Budget<R>,
+    /// Initial (and largest) step, relative to the scale. The paper starts at
+    /// one unit for bodies of about 2.5 units.
+    pub step: R,
+    /// Two contacts whose `p_a` and whose `p_b` both lie within
+    /// `merge·scale` of each other are one contact region (the deeper is kept).
+    pub merge: R,
+}
+
+impl<R: Real> Default for GradientParams<R> {
+    /// 256 iterations per descent, tolerance `max(1000·ε, 1e-6)` (≈1.2e-4
+    /// for f32, 1e-6 for f64), step 0.25 (a quarter of the detection box's
+    /// diagonal), merge radius 0.02.
+    fn default() -> Self {
+        Self {
+            budget: Budget { max_iterations: 256, tolerance: max(R::EPSILON * R::lit(1000.0), R::lit(1.0e-6)) },
+            step: R::lit(0.25),
+            merge: R::lit(0.02),
+        }
+    }
+}
+
+impl<R: Real> GradientParams<R> {
+    /// `step` and `tolerance` finite and positive, `merge` finite and not
+    /// negative ([`GradientError::InvalidParams`] otherwise). Zero
+    /// iterations are allowed: every descent then stops at its cap.
+    pub fn check(&self) -> Result<(), GradientError> {
+        let ok = self.step.finite()
+            && self.step > R::ZERO
+            && self.budget.tolerance.finite()
+            && self.budget.tolerance > R::ZERO
+            && self.merge.finite()
+            && self.merge >= R::ZERO;
+        if ok {
+            Ok(())
+        } else {
+            Err(GradientError::InvalidParams)
+        }
+    }
+
+    fn undetermined_reason(&self) -> Undetermined {
+        let finite = self.step.finite() && self.budget.tolerance.finite() && self.merge.finite();
+        if finite {
+            Undetermined::Degenerate
+        } else {
+            Undetermined::NonFinite
+        }
+    }
+}
+
+/// A typed error of the gradient methods' set-up (never of a query's
+/// numbers: those give `Undetermined`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum GradientError {
+    /// [`GradientParams::check`] failed: a step, tolerance or merge radius
+    /// that is NaN, infinite, or not positive.
+    InvalidParams,
+    /// A box with a NaN or inverted bound.
+    InvalidBox(ShapeError),
+    /// A box (or both bodies) without a finite extent: no scale, no lattice.
+    Unbounded,
+    /// Zero detection points per axis were asked for.
+    ZeroPoints,
+    /// The caller's buffer holds `capacity` points, `needed` are required
+    /// (`usize::MAX` when the count overflows). Nothing is written partially
+    /// on purpose: a lattice with missing cells would silently leave regions
+    /// unsearched.
+    Capacity {
+        /// Points required.
+        needed: usize,
+        /// Points the buffer holds.
+        capacity: usize,
+    },
+}
+
+/// The answer of the intersection test (Algorithm 2) from one detection point.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum IntersectionOutcome<R: Real, const D: usize> {
+    /// `point` is inside both bodies (`φ_A < 0` and `φ_B < 0` evaluated
+    /// there): the bodies overlap.
+    Found {
+        /// A point inside both bodies.
+        point: SVector<R, D>,
+        /// Gradient steps taken (a start already inside both takes 0).
+        iterations: u32,
+    },
+    /// The descent from this detection point stopped (step below the
+    /// tolerance) at `closest`, a point of A where `φ_B` is locally minimal
+    /// and not negative. **Not a proof of separation**: other detection
+    /// points may hit (non-convex bodies), and overlaps shallower than the
+    /// tolerance are not searched. For convex bodies with exact SDFs
+    /// `phi_b` approximates their distance.
+    NotFound {
+        /// The point of A (within the tolerance) where the descent stopped.
+        closest: SVector<R, D>,
+        /// `φ_B(closest)`.
+        phi_b: R,
+        /// Gradient steps taken.
+        iterations: u32,
+    },
+    /// The test could not run to an answer: the iteration cap, a NaN or
+    /// infinite value (input point, SDF value, parameters), or a start that
+    /// could not be projected into A.
+    Undetermined {
+        /// Why.
+        reason: Undetermined,
+        /// Gradient steps taken.
+        iterations: u32,
+    },
+}
+
+impl<R: Real, const D: usize> IntersectionOutcome<R, D> {
+    /// The point inside both bodies, if found.
+    pub fn found(&self) -> Option<&SVector<R, D>> {
+        match self {
+            Self::Found { point, .. } => Some(point),
+            _ => None,
+        }
+    }
+    /// Gradient steps taken.
+    pub fn iterations(&self) -> u32 {
+        match *self {
+            Self::Found { iterations, .. }
+            | Self::NotFound { iterations, .. }
+            | Self::Undetermined { iterations, .. } => iterations,
+        }
+    }
+}
+
+#[cfg(feature = "defmt")]
+impl<R: Real + defmt::Format, const D: usize> defmt::Format for IntersectionOutcome<R, D> {
+    fn format(&self, f: defmt::Formatter) {
+        match self {
+            Self::Found { point, iterations } => {
+                defmt::write!(f, "Found {{ point: {}, iterations: {} }}", point.as_slice(), iterations)
+            }
+            Self::NotFound { closest, phi_b, iterations } => defmt::write!(
+                f,
+                "NotFound {{ closest: {}, phi_b: {}, iterations: {} }}",
+                closest.as_slice(),
+                phi_b,
+                iterations
+            ),
+            Self::Undetermined { reason, iterations } => {
+                defmt::write!(f, "Undetermined {{ reason: {}, iterations: {} }}", reason, iterations)
+            }
+        }
+    }
+}
+
+/// One contact of Algorithm 3: the deepest points and the separating
+/// directions (see the [module docs](self) for the conventions).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GradientContact<R: Real, const D: usize> {
+    /// The deepest point of A inside B: a local minimiser of `φ_B` over A.
+    pub p_a: SVector<R, D>,
+    /// The deepest point of B inside A: a local minimiser of `φ_A` over B.
+    pub p_b: SVector<R, D>,
+    /// Unit direction to move A to separate: `∇φ_B(p_a)` normalised (at
+    /// convergence on A's surface equal to Eq. 10's `−∇φ_A(p_a)`).
+    pub n_a: SVector<R, D>,
+    /// Unit direction to move B to separate: `∇φ_A(p_b)` normalised.
+    pub n_b: SVector<R, D>,
+    /// `−φ_B(p_a) > 0`.
+    pub depth_a: R,
+    /// `−φ_A(p_b) > 0`.
+    pub depth_b: R,
+    /// `max(depth_a, depth_b)`: for exact SDFs a lower bound of the
+    /// penetration depth (shortest separating translation).
+    pub depth: R,
+    /// Gradient steps of both descents.
+    pub iterations: u32,
+    /// Both descents stopped at a stationary point (not at the cap).
+    pub converged: bool,
+}
+
+#[cfg(feature = "defmt")]
+impl<R: Real + defmt::Format, const D: usize> defmt::Format for GradientContact<R, D> {
+    fn format(&self, f: defmt::Formatter) {
+        defmt::write!(
+            f,
+            "GradientContact {{ p_a: {}, p_b: {}, n_a: {}, n_b: {}, depth: {}, iterations: {}, converged: {} }}",
+            self.p_a.as_slice(),
+            self.p_b.as_slice(),
+            self.n_a.as_slice(),
+            self.n_b.as_slice(),
+            self.depth,
+            self.iterations,
+            self.converged
+        )
+    }
+}
+
+/// The answer of contact generation (Algorithm 3) from one starting point.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ContactOutcome<R: Real, const D: usize> {
+    /// Both descents converged and found penetration (`converged` is true).
+    Contact(GradientContact<R, D>),
+    /// Both descents converged without penetration: the start was not
+    /// inside both bodies and the local minima `φ_B(p_a)`, `φ_A(p_b)` are
+    /// not negative. Not a proof of separation (local minima).
+    NotPenetrating {
+        /// Where the descent over A stopped.
+        p_a: SVector<R, D>,
+        /// Where the descent over B stopped.
+        p_b: SVector<R, D>,
+        /// `φ_B(p_a)`.
+        phi_b_at_p_a: R,
+        /// `φ_A(p_b)`.
+        phi_a_at_p_b: R,
+        /// Gradient steps of both descents.
+        iterations: u32,
+    },
+    /// The cap bit (then `best` holds the contact reached so far when it
+    /// penetrates, with `converged == false`; it is still at least as deep
+    /// as the start), or a NaN/degenerate value (`best` is `None`).
+    Undetermined {
+        /// Why.
+        reason: Undetermined,
+        /// The contact reached at the cap, if any.
+        best: Option<GradientContact<R, D>>,
+        /// Gradient steps of both descents.
+        iterations: u32,
+    },
+}
+
+impl<R: Real, const D: usize> ContactOutcome<R, D> {
+    /// The converged contact, if any.
+    pub fn contact(&self) -> Option<&GradientContact<R, D>> {
+        match self {
+            Self::Contact(c) => Some(c),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(feature = "defmt")]
+impl<R: Real + defmt::Format, const D: usize> defmt::Format for ContactOutcome<R, D> {
+    fn format(&self, f: defmt::Formatter) {
+        match self {
+            Self::Contact(c) => defmt::write!(f, "Contact({})", c),
+            Self::NotPenetrating { phi_b_at_p_a, phi_a_at_p_b, iterations, .. } => defmt::write!(
+                f,
+                "NotPenetrating {{ phi_b_at_p_a: {}, phi_a_at_p_b: {}, iterations: {} }}",
+                phi_b_at_p_a,
+                phi_a_at_p_b,
+                iterations
+            ),
+            Self::Undetermined { reason, best, iterations } => {
+                defmt::write!(f, "Undetermined {{ reason: {}, best: {}, iterations: {} }}", reason, best, iterations)
+            }
+        }
+    }
+}
+
+/// The counts of one [`contacts`] call.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct GradientReport {
+    /// Detection points tried (all of them).
+    pub tried: u32,
+    /// Detection points whose intersection test found a point inside both
+    /// bodies. `hits > 0` proves overlap; `hits == 0` proves nothing.
+    pub hits: u32,
+    /// Contacts written to the caller's buffer (`out[..stored]`), after merging.
+    pub stored: u32,
+    /// Contacts merged into a stored one (same region).
+    pub merged: u32,
+    /// Contacts that matched no stored contact while the buffer was full.
+    /// They are not merged among themselves (no storage), so one lost
+    /// region may be counted more than once.
+    pub dropped: u32,
+    /// Distinct contact regions seen: `stored + dropped` (exact when nothing
+    /// was dropped, an upper bound otherwise).
+    pub distinct: u32,
+    /// Detection points whose intersection test or contact generation was
+    /// undetermined (NaN point or value, cap of Algorithm 2, degenerate).
+    pub undetermined: u32,
+    /// Contacts stored or merged although a descent of Algorithm 3 hit the
+    /// cap (`converged == false` on them).
+    pub unconverged: u32,
+    /// Gradient steps of all runs (saturating).
+    pub iterations: u32,
+}
+
+impl GradientReport {
+    /// `true` when some detection point found a point inside both bodies (a
+    /// proof of overlap). `false` is **not** a proof of separation.
+    pub fn overlap_found(&self) -> bool {
+        self.hits > 0
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Scale
+
+/// Absolute lengths of one query.
+#[derive(Clone, Copy, Debug)]
+struct Frame<R> {
+    step: R,
+    tol: R,
+    merge: R,
+}
+
+fn diagonal<R: Real, const D: usize>(b: &Aabb<R, D>) -> Option<R> {
+    if !b.is_finite() {
+        return None;
+    }
+    let d = norm(&b.extent());
+    if d.finite() && d > R::ZERO {
+        Some(d)
+    } else {
+        None
+    }
+}
+
+/// The scale of a pair (module docs): the detection box's diagonal, or the
+/// smaller finite diagonal of the two boxes.
+fn scale<R: Real, const D: usize, A, B>(a: &A, b: &B) -> Option<R>
+where
+    A: Sdf<R, D> + ?Sized,
+    B: Sdf<R, D> + ?Sized,
+{
+    let (ba, bb) = (a.bounding_box(), b.bounding_box());
+    let detection = ba.intersection(&bb).and_then(|d| diagonal(&d));
+    if detection.is_some() {
+        // A box intersection flat on some axis has zero diagonal only when
+        // flat on every axis; a box that is flat on one axis but not the
+        // others still gives a useful length.
+        return detection;
+    }
+    match (diagonal(&ba), diagonal(&bb)) {
+        (Some(x), Some(y)) => Some(min(x, y)),
+        (Some(x), None) | (None, Some(x)) => Some(x),
+        (None, None) => None,
+    }
+}
+
+fn frame<R: Real, const D: usize, A, B>(
+    a: &A,
+    b: &B,
+    params: &GradientParams<R>,
+    x0: &SVector<R, D>,
+) -> Result<Frame<R>, Undetermined>
+where
+    A: Sdf<R, D> + ?Sized,
+    B: Sdf<R, D> + ?Sized,
+{
+    if params.check().is_err() {
+        return Err(params.undetermined_reason());
+    }
+    if !finite_vec(x0) {
+        return Err(Undetermined::NonFinite);
+    }
+    let s = scale(a, b).ok_or(Undetermined::NonFinite)?;
+    Ok(frame_at(s, params, x0))
+}
+
+fn frame_at<R: Real, const D: usize>(s: R, params: &GradientParams<R>, x0: &SVector<R, D>) -> Frame<R> {
+    let magnitude = x0.iter().fold(R::ZERO, |m, c| max(m, c.abs_()));
+    let floor = R::EPSILON * R::lit(16.0) * magnitude;
+    Frame { step: params.step * s, tol: max(params.budget.tolerance * s, floor), merge: params.merge * s }
+}
+
+// ---------------------------------------------------------------------------
+// The projected-gradient descent (Eq. 8–9)
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum End {
+    /// Inside both bodies (only when asked to stop there).
+    Inside,
+    /// No descent at the tolerance's resolution.
+    Stationary,
+    Cap,
+    NonFinite,
+    /// The start could not be projected into the constraint body.
+    Infeasible,
+}
+
+struct Descent<R: Real, const D: usize> {
+    x: SVector<R, D>,
+    /// Objective sample at `x`.
+    obj: SdfSample<R, D>,
+    /// Constraint sample at `x`.
+    con: SdfSample<R, D>,
+    iterations: u32,
+    end: End,
+}
+
+fn finite_sample<R: Real, const D: usize>(s: &SdfSample<R, D>) -> bool {
+    s.value.finite() && finite_vec(&s.gradient)
+}
+
+/// Brings `x` to `φ_C ≤ level + tol/2` by at most [`PROJECTION_CAP`]
+/// projections onto the level set `φ_C = level` (Eq. 8). `Err` on a
+/// non-finite value, `Ok(None)` when the cap or a vanishing gradient stops it.
+#[allow(clippy::type_complexity)]
+fn project_into<R: Real, const D: usize, C: Sdf<R, D> + ?Sized>(
+    con: &C,
+    x: SVector<R, D>,
+    level: R,
+    tol: R,
+    hint: &mut SdfHint,
+) -> Result<Option<(SVector<R, D>, SdfSample<R, D>)>, ()> {
+    let mut x = x;
+    let accept = level + tol * R::HALF;
+    for _ in 0..PROJECTION_CAP {
+        let s = con.eval_hinted(&x, hint);
+        if !finite_sample(&s) || !finite_vec(&x) {
+            return Err(());
+        }
+        if s.value <= accept {
+            return Ok(Some((x, s)));
+        }
+        if !(s.gradient.dot(&s.gradient) > R::ZERO) {
+            return Ok(None);
+        }
+        x -= s.gradient * (s.value - level);
+    }
+    let s = con.eval_hinted(&x, hint);
+    if !finite_sample(&s) || !finite_vec(&x) {
+        return Err(());
+    }
+    Ok(if s.value <= accept { Some((x, s)) } else { None })
+}
+
+/// Minimises `φ_obj` over `{φ_con ≤ level}` from `x0` by projected gradient
+/// steps with step halving (module docs). With `stop_inside`, stops at the
+/// first iterate with `φ_obj < 0` and `φ_con < 0`.
+#[allow(clippy::too_many_arguments)]
+fn descend<R: Real, const D: usize, O, C>(
+    obj: &O,
+    con: &C,
+    x0: &SVector<R, D>,
+    level: R,
+    frame: &Frame<R>,
+    max_iterations: u32,
+    stop_inside: bool,
+) -> Descent<R, D>
+where
+    O: Sdf<R, D> + ?Sized,
+    C: Sdf<R, D> + ?Sized,
+{
+    let (mut hint_o, mut hint_c) = (SdfHint(0), SdfHint(0));
+    let mut out = Descent {
+        x: *x0,
+        obj: obj.eval_hinted(x0, &mut hint_o),
+        con: con.eval_hinted(x0, &mut hint_c),
+        iterations: 0,
+        end: End::NonFinite,
+    };
+    if !finite_vec(x0) || !finite_sample(&out.obj) || !finite_sample(&out.con) {
+        return out;
+    }
+    let inside = |o: &SdfSample<R, D>, c: &SdfSample<R, D>| o.value < R::ZERO && c.value < R::ZERO;
+    if stop_inside && inside(&out.obj, &out.con) {
+        out.end = End::Inside;
+        return out;
+    }
+    // Make the start feasible (one iteration).
+    if !(out.con.value <= level + frame.tol * R::HALF) {
+        if max_iterations == 0 {
+            out.end = End::Cap;
+            return out;
+        }
+        out.iterations = 1;
+        match project_into(con, *x0, level, frame.tol, &mut hint_c) {
+            Err(()) => return out,
+            Ok(None) => {
+                out.end = End::Infeasible;
+                return out;
+            }
+            Ok(Some((x, c))) => {
+                out.x = x;
+                out.con = c;
+                out.obj = obj.eval_hinted(&x, &mut hint_o);
+                if !finite_sample(&out.obj) {
+                    return out;
+                }
+            }
+        }
+    }
+    let mut s = frame.step;
+    loop {
+        if stop_inside && inside(&out.obj, &out.con) {
+            out.end = End::Inside;
+            return out;
+        }
+        if !(s >= frame.tol) {
+            out.end = End::Stationary;
+            return out;
+        }
+        if out.iterations >= max_iterations {
+            out.end = End::Cap;
+            return out;
+        }
+        out.iterations += 1;
+        let trial = out.x - out.obj.gradient * s;
+        let (t, tc) = match project_into(con, trial, level, frame.tol, &mut hint_c) {
+            Err(()) => {
+                out.end = End::NonFinite;
+                return out;
+            }
+            Ok(None) => {
+                s *= R::HALF;
+                continue;
+            }
+            Ok(Some(p)) => p,
+        };
+        let to = obj.eval_hinted(&t, &mut hint_o);
+        if !finite_sample(&to) {
+            out.end = End::NonFinite;
+            return out;
+        }
+        if to.value < out.obj.value {
+            let moved = norm(&(t - out.x));
+            out.x = t;
+            out.obj = to;
+            out.con = tc;
+            if !(moved >= frame.tol) {
+                out.end = if stop_inside && inside(&out.obj, &out.con) { End::Inside } else { End::Stationary };
+                return out;
+            }
+            s = min(s + s, frame.step);
+        } else {
+            s *= R::HALF;
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Algorithm 2
+
+/// Algorithm 2 from the detection point `x0`: moves it into A (Eq. 8), then
+/// down `φ_B` inside A (Eq. 9) until it is inside both bodies, or no step
+/// lowers `φ_B` any more, or the cap. See [`IntersectionOutcome`]; a zero
+/// iteration cap still answers `Found` for a start inside both.
+///
+/// ```
+/// use narrowphase::sdf::gradient::{intersection_test, GradientParams, IntersectionOutcome};
+/// use narrowphase::sdf::{Sdf, Transformed};
+/// use narrowphase::shape::Sphere;
+/// use nalgebra::{Matrix3, Vector3};
+/// let ball = |x: f64| Transformed::new(Sphere::new(1.0).unwrap(), Matrix3::identity(), 1.0, Vector3::new(x, 0.0, 0.0)).unwrap();
+/// let (a, b) = (ball(0.0), ball(1.9)); // overlap 0.1 deep
+/// let out = intersection_test(&a, &b, &Vector3::new(0.0, 3.0, 0.0), &GradientParams::default());
+/// let p = out.found().expect("overlap");
+/// assert!(a.eval(p).value < 0.0 && b.eval(p).value < 0.0);
+/// let far = ball(2.5);
+/// let out = intersection_test(&a, &far, &Vector3::new(1.0, 0.5, 0.0), &GradientParams::default());
+/// match out {
+///     IntersectionOutcome::NotFound { phi_b, .. } => assert!((phi_b - 0.5).abs() < 1e-3), // the gap
+///     other => panic!("{other:?}"),
+/// }
+/// ```
+pub fn intersection_test<R: Real, const D: usize, A, B>(
+    a: &A,
+    b: &B,
+    x0: &SVector<R, D>,
+    params: &GradientParams<R>,
+) -> IntersectionOutcome<R, D>
+where
+    A: Sdf<R, D> + ?Sized,
+    B: Sdf<R, D> + ?Sized,
+{
+    match frame(a, b, params, x0) {
+        Ok(f) => intersection_in(a, b, x0, params, &f),
+        Err(reason) => IntersectionOutcome::Undetermined { reason, iterations: 0 },
+    }
+}
+
+fn intersection_in<R: Real, const D: usize, A, B>(
+    a: &A,
+    b: &B,
+    x0: &SVector<R, D>,
+    params: &GradientParams<R>,
+    f: &Frame<R>,
+) -> IntersectionOutcome<R, D>
+where
+    A: Sdf<R, D> + ?Sized,
+    B: Sdf<R, D> + ?Sized,
+{
+    let d = descend(b, a, x0, -f.tol, f, params.budget.max_iterations, true);
+    let iterations = d.iterations;
+    match d.end {
+        End::Inside => IntersectionOutcome::Found { point: d.x, iterations },
+        End::Stationary => IntersectionOutcome::NotFound { closest: d.x, phi_b: d.obj.value, iterations },
+        End::Cap => IntersectionOutcome::Undetermined { reason: Undetermined::IterationCap, iterations },
+        End::NonFinite => IntersectionOutcome::Undetermined { reason: Undetermined::NonFinite, iterations },
+        End::Infeasible => IntersectionOutcome::Undetermined { reason: Undetermined::Degenerate, iterations },
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Algorithm 3
+
+/// Algorithm 3 from `x_inside` (normally a point found by
+/// [`intersection_test`]): `p_a` minimises `φ_B` over A, `p_b` minimises
+/// `φ_A` over B, each descent from `x_inside` with the budget's cap; the
+/// normals and depths as in [`GradientContact`]. A start inside both gives
+/// `depth_a ≥ −φ_B(x_inside) > 0` and `depth_b ≥ −φ_A(x_inside) > 0`
+/// (monotone descent).
+///
+/// ```
+/// use narrowphase::sdf::gradient::{contact, GradientParams};
+/// use narrowphase::sdf::{BoxN, Transformed};
+/// use narrowphase::shape::Sphere;
+/// use nalgebra::{Matrix3, Vector3};
+/// // A unit ball 0.2 deep in the top face (z = 1) of a cube of side 2.
+/// let ball = Transformed::new(Sphere::new(1.0_f64).unwrap(), Matrix3::identity(), 1.0, Vector3::new(0.1, 0.0, 1.8)).unwrap();
+/// let cube = BoxN::new(Vector3::new(1.0, 1.0, 1.0)).unwrap();
+/// let c = *contact(&ball, &cube, &Vector3::new(0.1, 0.0, 0.9), &GradientParams::default()).contact().unwrap();
+/// assert!((c.p_a - Vector3::new(0.1, 0.0, 0.8)).norm() < 1e-3); // lowest point of the ball
+/// assert!((c.p_b - Vector3::new(0.1, 0.0, 1.0)).norm() < 1e-3); // face point under the centre
+/// assert!((c.depth - 0.2).abs() < 1e-4);
+/// assert!((c.n_a - Vector3::z()).norm() < 1e-6); // move the ball up
+/// ```
+pub fn contact<R: Real, const D: usize, A, B>(
+    a: &A,
+    b: &B,
+    x_inside: &SVector<R, D>,
+    params: &GradientParams<R>,
+) -> ContactOutcome<R, D>
+where
+    A: Sdf<R, D> + ?Sized,
+    B: Sdf<R, D> + ?Sized,
+{
+    match frame(a, b, params, x_inside) {
+        Ok(f) => contact_in(a, b, x_inside, params, &f),
+        Err(reason) => ContactOutcome::Undetermined { reason, best: None, iterations: 0 },
+    }
+}
+
+fn unit_or<R: Real, const D: usize>(
+    first: SVector<R, D>,
+    second: SVector<R, D>,
+    third: SVector<R, D>,
+) -> Option<SVector<R, D>> {
+    normalize(&first).or_else(|| normalize(&second)).or_else(|| normalize(&third))
+}
+
+fn contact_in<R: Real, const D: usize, A, B>(
+    a: &A,
+    b: &B,
+    x: &SVector<R, D>,
+    params: &GradientParams<R>,
+    f: &Frame<R>,
+) -> ContactOutcome<R, D>
+where
+    A: Sdf<R, D> + ?Sized,
+    B: Sdf<R, D> + ?Sized,
+{
+    let cap = params.budget.max_iterations;
+    // p_a: φ_B minimised over A (objective B, constraint A); p_b symmetric.
+    let da = descend(b, a, x, R::ZERO, f, cap, false);
+    let db = descend(a, b, x, R::ZERO, f, cap, false);
+    let iterations = da.iterations.saturating_add(db.iterations);
+    for end in [da.end, db.end] {
+        let reason = match end {
+            End::NonFinite => Undetermined::NonFinite,
+            End::Infeasible => Undetermined::Degenerate,
+            _ => continue,
+        };
+        return ContactOutcome::Undetermined { reason, best: None, iterations };
+    }
+    let converged = da.end == End::Stationary && db.end == End::Stationary;
+    let (depth_a, depth_b) = (-da.obj.value, -db.obj.value);
+    if !(depth_a > R::ZERO && depth_b > R::ZERO) {
+        if converged {
+            return ContactOutcome::NotPenetrating {
+                p_a: da.x,
+                p_b: db.x,
+                phi_b_at_p_a: da.obj.value,
+                phi_a_at_p_b: db.obj.value,
+                iterations,
+            };
+        }
+        return ContactOutcome::Undetermined { reason: Undetermined::IterationCap, best: None, iterations };
+    }
+    // n_a: the way out of B at p_a (module docs, decision 3).
+    let n_a = unit_or(da.obj.gradient, -da.con.gradient, db.x - da.x);
+    let n_b = unit_or(db.obj.gradient, -db.con.gradient, da.x - db.x);
+    let (Some(n_a), Some(n_b)) = (n_a, n_b) else {
+        return ContactOutcome::Undetermined { reason: Undetermined::Degenerate, best: None, iterations };
+    };
+    let c = GradientContact {
+        p_a: da.x,
+        p_b: db.x,
+        n_a,
+        n_b,
+        depth_a,
+        depth_b,
+        depth: max(depth_a, depth_b),
+        iterations,
+        converged,
+    };
+    if converged {
+        ContactOutcome::Contact(c)
+    } else {
+        ContactOutcome::Undetermined { reason: Undetermined::IterationCap, best: Some(c), iterations }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Many detection points
+
+/// Algorithm 2 from every detection point, Algorithm 3 from every hit;
+/// contacts whose `p_a` and `p_b` both lie within `merge·scale` of a stored
+/// contact's are merged into it (the deeper one is kept), the others are
+/// stored in `out` in the order found. A full buffer drops contacts and
+/// counts them ([`GradientReport::dropped`]), never silently. Every run has
+/// the budget's cap, so the work is at most `points.len()·3·max_iterations`
+/// steps. Contacts cut by the cap are kept with `converged == false`.
+///
+/// Errors: invalid parameters, and bodies without a finite scale.
+///
+/// ```
+/// use narrowphase::sdf::gradient::{contacts, lattice_points, GradientContact, GradientParams};
+/// use narrowphase::sdf::{BoxN, Sdf, Transformed, Union};
+/// use narrowphase::shape::Sphere;
+/// use nalgebra::{Matrix3, Vector3};
+/// // Two balls (one body) resting 0.2 deep on a slab: two contact regions.
+/// let ball = |x: f64| Transformed::new(Sphere::new(1.0).unwrap(), Matrix3::identity(), 1.0, Vector3::new(x, 0.0, 0.0)).unwrap();
+/// let dumbbell = Union::new(ball(-1.5), ball(1.5));
+/// let slab = Transformed::new(BoxN::new(Vector3::new(4.0, 4.0, 1.0)).unwrap(), Matrix3::identity(), 1.0, Vector3::new(0.0, 0.0, -1.8)).unwrap();
+/// let region = dumbbell.bounding_box().intersection(&slab.bounding_box()).unwrap();
+/// let mut points = [Vector3::zeros(); 27];
+/// let n = lattice_points(&region, 3, &mut points).unwrap();
+/// let mut out = [GradientContact::default(); 4];
+/// let report = contacts(&dumbbell, &slab, &points[..n], &GradientParams::default(), &mut out).unwrap();
+/// assert_eq!((report.stored, report.dropped), (2, 0));
+/// for c in &out[..2] {
+///     assert!((c.depth - 0.2).abs() < 1e-4 && (c.p_a.x.abs() - 1.5).abs() < 1e-3);
+/// }
+/// ```
+pub fn contacts<R: Real, const D: usize, A, B>(
+    a: &A,
+    b: &B,
+    detection_points: &[SVector<R, D>],
+    params: &GradientParams<R>,
+    out: &mut [GradientContact<R, D>],
+) -> Result<GradientReport, GradientError>
+where
+    A: Sdf<R, D> + ?Sized,
+    B: Sdf<R, D> + ?Sized,
+{
+    params.check()?;
+    let s = scale(a, b).ok_or(GradientError::Unbounded)?;
+    let mut report = GradientReport::default();
+    let count = |n: u32| n.saturating_add(1);
+    for x0 in detection_points {
+        report.tried = count(report.tried);
+        if !finite_vec(x0) {
+            report.undetermined = count(report.undetermined);
+            continue;
+        }
+        let f = frame_at(s, params, x0);
+        let hit = intersection_in(a, b, x0, params, &f);
+        report.iterations = report.iterations.saturating_add(hit.iterations());
+        let IntersectionOutcome::Found { point, .. } = hit else {
+            if let IntersectionOutcome::Undetermined { .. } = hit {
+                report.undetermined = count(report.undetermined);
+            }
+            continue;
+        };
+        report.hits = count(report.hits);
+        let c = match contact_in(a, b, &point, params, &frame_at(s, params, &point)) {
+            ContactOutcome::Contact(c) => c,
+            ContactOutcome::Undetermined { best: Some(c), .. } => {
+                report.unconverged = count(report.unconverged);
+                c
+            }
+            ContactOutcome::Undetermined { iterations, .. } | ContactOutcome::NotPenetrating { iterations, .. } => {
+                // NotPenetrating cannot follow a hit for SDFs of the right
+                // sign (monotone descent from a point inside both).
+                report.iterations = report.iterations.saturating_add(iterations);
+                report.undetermined = count(report.undetermined);
+                continue;
+            }
+        };
+        report.iterations = report.iterations.saturating_add(c.iterations);
+        merge_into(&c, f.merge, out, &mut report);
+    }
+    report.distinct = report.stored.saturating_add(report.dropped);
+    Ok(report)
+}
+
+fn merge_into<R: Real, const D: usize>(
+    c: &GradientContact<R, D>,
+    radius: R,
+    out: &mut [GradientContact<R, D>],
+    report: &mut GradientReport,
+) {
+    let stored = out.iter_mut().take(report.stored as usize);
+    for old in stored {
+        if norm(&(c.p_a - old.p_a)) <= radius && norm(&(c.p_b - old.p_b)) <= radius {
+            report.merged = report.merged.saturating_add(1);
+            // Prefer converged contacts, then the deeper one.
+            let better = (c.converged && !old.converged) || (c.converged == old.converged && c.depth > old.depth);
+            if better {
+                *old = *c;
+            }
+            return;
+        }
+    }
+    match out.get_mut(report.stored as usize) {
+        Some(slot) => {
+            *slot = *c;
+            report.stored = report.stored.saturating_add(1);
+        }
+        None => report.dropped = report.dropped.saturating_add(1),
+    }
+}
+
+impl<R: Real, const D: usize> Default for GradientContact<R, D> {
+    /// All zero, `converged == false`: a placeholder to fill a buffer.
+    fn default() -> Self {
+        Self {
+            p_a: SVector::zeros(),
+            p_b: SVector::zeros(),
+            n_a: SVector::zeros(),
+            n_b: SVector::zeros(),
+            depth_a: R::ZERO,
+            depth_b: R::ZERO,
+            depth: R::ZERO,
+            iterations: 0,
+            converged: false,
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Detection points
+
+/// Detection points (§4.2): the centres of the `per_axis^D` cells of a
+/// regular split of `region` (normally the detection box, the intersection
+/// of the two bounding boxes), written to `out[..n]`, `n` returned; first
+/// axis fastest.
+///
+/// Errors: a NaN or inverted box ([`GradientError::InvalidBox`]), an
+/// infinite one ([`GradientError::Unbounded`]), `per_axis == 0`, or an
+/// `out` shorter than `per_axis^D` ([`GradientError::Capacity`]; nothing is
+/// written then).
+///
+/// ```
+/// use narrowphase::sdf::gradient::lattice_points;
+/// use narrowphase::sdf::Aabb;
+/// use nalgebra::Vector2;
+/// let region = Aabb::new(Vector2::new(0.0_f32, 0.0), Vector2::new(2.0, 1.0)).unwrap();
+/// let mut pts = [Vector2::zeros(); 4];
+/// assert_eq!(lattice_points(&region, 2, &mut pts), Ok(4));
+/// assert_eq!(pts, [Vector2::new(0.5, 0.25), Vector2::new(1.5, 0.25), Vector2::new(0.5, 0.75), Vector2::new(1.5, 0.75)]);
+/// assert!(lattice_points(&region, 3, &mut pts).is_err()); // 9 do not fit
+/// ```
+pub fn lattice_points<R: Real, const D: usize>(
+    region: &Aabb<R, D>,
+    per_axis: u32,
+    out: &mut [SVector<R, D>],
+) -> Result<usize, GradientError> {
+    region.check().map_err(GradientError::InvalidBox)?;
+    if !region.is_finite() || !finite_vec(&region.extent()) {
+        return Err(GradientError::Unbounded);
+    }
+    if per_axis == 0 {
+        return Err(GradientError::ZeroPoints);
+    }
+    let n = per_axis as usize;
+    let needed = u32::try_from(D).ok().and_then(|d| n.checked_pow(d)).unwrap_or(usize::MAX);
+    if needed > out.len() {
+        return Err(GradientError::Capacity { needed, capacity: out.len() });
+    }
+    let cell = region.extent() / R::lit(per_axis as f64);
+    for (k, slot) in out.iter_mut().take(needed).enumerate() {
+        let mut rest = k;
+        let mut p = region.min;
+        for (pi, ci) in p.iter_mut().zip(cell.iter()) {
+            let index = rest % n;
+            rest /= n;
+            *pi += *ci * (R::lit(index as f64) + R::HALF);
+        }
+        *slot = p;
+    }
+    Ok(needed)
+}
+
+#[cfg(feature = "defmt")]
+#[allow(dead_code)]
+fn _defmt_check() {
+    fn check<T: defmt::Format>() {}
+    check::<GradientParams<f32>>();
+    check::<GradientError>();
+    check::<IntersectionOutcome<f32, 3>>();
+    check::<GradientContact<f32, 3>>();
+    check::<ContactOutcome<f32, 3>>();
+    check::<GradientReport>();
+}
