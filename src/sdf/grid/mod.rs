@@ -1,0 +1,762 @@
+//! Sampled SDF grids over borrowed slices (Krayer et al., *GPU-based
+//! intersection with distance fields*, §3.2 and §4.3): no copy, no
+//! allocation, the caller owns the samples (a `static` array on firmware, a
+//! buffer filled by [`fill_zeroth`] / [`fill_first_order`] from an analytic
+//! SDF on the host).
+//!
+//! - [`Grid`]: zeroth order — one value per sample, trilinear interpolation
+//!   (error `O(h²)` where the SDF is smooth, `O(h)` at its kinks).
+//! - [`FirstOrderGrid`]: first order — four values per sample, the paper's
+//!   Eq. 9–12 (the "Dutch Taylor" form): trilinear interpolation of the
+//!   per-sample expansions `f(xᵢ) + ½∇f(xᵢ)·(x − xᵢ)`, which reproduces every
+//!   quadratic exactly (error `O(h³)` where the SDF is smooth). At equal
+//!   memory (the zeroth-order grid with ∛4 times the samples per axis) it is
+//!   the more accurate near a curved surface; see `tests/sdf_grid.rs`.
+//! - [`GridValue`]: the stored number type: `f32`, `f64`, and with the `f16`
+//!   feature [`F16`] (IEEE binary16, the crate's own conversion), which halves
+//!   the memory (§4.3: a first-order `F16` grid needs twice the bytes of a
+//!   zeroth-order `f32` grid of the same resolution).
+//!
+//! # Layout
+//! A [`GridLayout`] is `nx × ny × nz` samples (at least 2 per axis) at
+//! `origin + spacing·(i, j, k)`. Sample `(i, j, k)` is element
+//! `i + nx·(j + ny·k)` of the slice: **x fastest, then y, then z**. A
+//! first-order grid stores four consecutive values per sample, in that order.
+//!
+//! # Robustness
+//! Construction checks everything evaluation relies on (slice length, at
+//! least 2 samples per axis, finite positive spacing, finite origin and
+//! bounds, every stored value finite: an `O(n)` scan) and answers a typed
+//! [`GridError`]. Evaluation then never panics and never reads out of bounds:
+//! the cell is found in floating point, clamped before the cast to an index,
+//! NaN handled before it, and every read goes through `get`. A NaN point
+//! gives a NaN value; any other point a finite or `+∞` value (`+∞` only
+//! where its distance to the grid overflows).
+//!
+//! # Outside the grid
+//! Both grids are SDFs of all space. At a point `x` outside the grid box
+//! `B`, with `c` the nearest point of `B` (the clamp of `x`) and `f̃` the
+//! interpolated field, the value is
+//!
+//! `φ(x) = √(|x − c|² + max(f̃(c), 0)²)`.
+//!
+//! For a body inside `B`, every body point `y` sees `x` across the face of
+//! `B` through `c` (`(x − c)·(y − c) ≤ 0`), so `|x − y|² ≥ |x − c|² + |c − y|²`:
+//! with the exact field this is a lower bound of the true distance, tighter
+//! than both `|x − c|` and `f(c) − |x − c|`. It is positive outside `B` (the
+//! sign is right), equal to `f̃` on the boundary where `f̃ ≥ 0` (continuous),
+//! and its gradient `((x − c) + max(f̃(c), 0)·∇_∥f̃(c))/φ` (`∇_∥`: the
+//! components along the axes where `x` is not clamped) points away from `B`
+//! and has length at most 1. The grid's interpolation error carries over.
+//! Bodies that reach out of `B` get the right sign inside `B` only.
+
+#[cfg(feature = "f16")]
+mod half;
+
+#[cfg(feature = "f16")]
+pub use half::F16;
+
+use super::{Aabb, Ball, Sdf, SdfAccuracy, SdfSample};
+use crate::math::{finite_vec, is_nan, max, min, norm, normalize, Real, Vec3};
+use nalgebra::Vector4;
+
+/// A number type a grid stores: converted to the evaluation scalar `R` on
+/// every read, from it when a builder fills a buffer.
+///
+/// Implemented for `f32`, `f64` and, with the `f16` feature, `F16`.
+///
+/// ```
+/// use narrowphase::sdf::grid::GridValue;
+/// assert_eq!(<f32 as GridValue>::from_real(0.1_f64), 0.1_f32);
+/// assert_eq!(0.5_f32.to_real::<f64>(), 0.5);
+/// ```
+pub trait GridValue: Copy {
+    /// The stored value as `R` (exact when `R` is at least as wide).
+    fn to_real<R: Real>(self) -> R;
+    /// `x` rounded to the storage type (to nearest).
+    fn from_real<R: Real>(x: R) -> Self;
+}
+
+impl GridValue for f32 {
+    #[inline]
+    fn to_real<R: Real>(self) -> R {
+        R::lit(self as f64)
+    }
+    #[inline]
+    fn from_real<R: Real>(x: R) -> Self {
+        x.to_f64() as f32
+    }
+}
+
+impl GridValue for f64 {
+    #[inline]
+    fn to_real<R: Real>(self) -> R {
+        R::lit(self)
+    }
+    #[inline]
+    fn from_real<R: Real>(x: R) -> Self {
+        x.to_f64()
+    }
+}
+
+/// Why a grid or a layout was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum GridError {
+    /// An axis has fewer than 2 samples (zero or one: no cell to
+    /// interpolate in).
+    TooFewSamples,
+    /// The number of samples (or of stored values) overflows `usize`, or a
+    /// [`GridLayout::covering`] resolution is beyond 2³¹ per axis.
+    TooManySamples,
+    /// The spacing is NaN, infinite, not positive, or too small for the
+    /// coordinates to tell neighbouring samples apart (below
+    /// `64·ε·max|coordinate|`).
+    BadSpacing,
+    /// The origin has a NaN or infinite coordinate.
+    NonFiniteOrigin,
+    /// The far corner `origin + spacing·(dims − 1)` overflows.
+    NonFiniteBounds,
+    /// The slice does not hold exactly the values the layout needs.
+    LengthMismatch {
+        /// Values the layout needs (samples, or 4 × samples for first order).
+        expected: usize,
+        /// Values the slice holds.
+        found: usize,
+    },
+    /// A stored value (or, in a builder, the SDF's value or gradient once
+    /// converted to the storage type, e.g. beyond `F16::MAX`) is NaN or
+    /// infinite.
+    NonFiniteValue {
+        /// Position of the first such value in the slice.
+        index: usize,
+    },
+}
+
+/// `nx × ny × nz` samples at `origin + spacing·(i, j, k)`: cubic cells,
+/// at least 2 samples per axis, x fastest in memory (see the
+/// [module docs](self)).
+///
+/// ```
+/// use narrowphase::sdf::grid::{GridError, GridLayout};
+/// use nalgebra::Vector3;
+/// let l = GridLayout::new([3, 5, 2], Vector3::new(-1.0_f32, -1.0, 0.0), 0.5).unwrap();
+/// assert_eq!(l.samples(), 30);
+/// assert_eq!(l.bounds().max, Vector3::new(0.0, 1.0, 0.5));
+/// assert_eq!(l.point(2, 4, 1), Some(Vector3::new(0.0, 1.0, 0.5)));
+/// assert_eq!(GridLayout::new([3, 1, 2], Vector3::zeros(), 0.5_f32), Err(GridError::TooFewSamples));
+/// assert_eq!(GridLayout::new([3, 3, 3], Vector3::zeros(), f32::NAN), Err(GridError::BadSpacing));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GridLayout<R: Real> {
+    dims: [usize; 3],
+    origin: Vec3<R>,
+    spacing: R,
+    samples: usize,
+    far: Vec3<R>,
+}
+
+#[cfg(feature = "defmt")]
+impl<R: Real + defmt::Format> defmt::Format for GridLayout<R> {
+    fn format(&self, f: defmt::Formatter) {
+        defmt::write!(
+            f,
+            "GridLayout {{ dims: {}, origin: {}, spacing: {} }}",
+            self.dims,
+            self.origin.as_slice(),
+            self.spacing
+        )
+    }
+}
+
+/// `i` as `R` (exact up to 2²⁴ in `f32`, 2⁵³ in `f64`).
+#[inline]
+fn real_of<R: Real>(i: usize) -> R {
+    R::lit(i as f64)
+}
+
+impl<R: Real> GridLayout<R> {
+    /// Validates: every `dims` entry ≥ 2 ([`GridError::TooFewSamples`]),
+    /// their product fits `usize` ([`GridError::TooManySamples`]), `origin`
+    /// finite ([`GridError::NonFiniteOrigin`]), `spacing` finite, positive
+    /// and resolvable at these coordinates ([`GridError::BadSpacing`]), the
+    /// far corner finite ([`GridError::NonFiniteBounds`]).
+    pub fn new(dims: [usize; 3], origin: Vec3<R>, spacing: R) -> Result<Self, GridError> {
+        if dims.iter().any(|&n| n < 2) {
+            return Err(GridError::TooFewSamples);
+        }
+        let samples = dims.iter().try_fold(1usize, |acc, &n| acc.checked_mul(n)).ok_or(GridError::TooManySamples)?;
+        if !finite_vec(&origin) {
+            return Err(GridError::NonFiniteOrigin);
+        }
+        if !(spacing > R::ZERO) || !spacing.finite() {
+            return Err(GridError::BadSpacing);
+        }
+        let far = Vec3::new(
+            origin.x + spacing * real_of::<R>(dims[0] - 1),
+            origin.y + spacing * real_of::<R>(dims[1] - 1),
+            origin.z + spacing * real_of::<R>(dims[2] - 1),
+        );
+        if !finite_vec(&far) {
+            return Err(GridError::NonFiniteBounds);
+        }
+        let scale = origin.iter().chain(far.iter()).fold(R::ZERO, |m, c| max(m, c.abs_()));
+        if !(spacing > R::lit(64.0) * R::EPSILON * scale) {
+            return Err(GridError::BadSpacing);
+        }
+        Ok(Self { dims, origin, spacing, samples, far })
+    }
+
+    /// The layout with cells of size `spacing` that covers `bounds`, centred
+    /// on it: `⌈extent/spacing⌉ + 1` samples per axis (at least 2). Inflate
+    /// `bounds` first to keep a margin around a body (the field's sign
+    /// outside the grid is right only for bodies inside it).
+    ///
+    /// ```
+    /// use narrowphase::sdf::{grid::GridLayout, Aabb};
+    /// use nalgebra::Vector3;
+    /// let b = Aabb::new(Vector3::new(-1.0_f64, -0.5, 0.0), Vector3::new(1.0, 0.5, 0.0)).unwrap();
+    /// let l = GridLayout::covering(&b, 0.25).unwrap();
+    /// assert_eq!(l.dims(), [9, 5, 2]);
+    /// assert!(l.bounds().min.z <= 0.0 && l.bounds().max.z >= 0.0);
+    /// ```
+    pub fn covering(bounds: &Aabb<R, 3>, spacing: R) -> Result<Self, GridError> {
+        if !bounds.is_finite() || bounds.check().is_err() {
+            return Err(GridError::NonFiniteOrigin);
+        }
+        if !(spacing > R::ZERO) || !spacing.finite() {
+            return Err(GridError::BadSpacing);
+        }
+        let extent = bounds.extent();
+        let center = bounds.center();
+        let mut dims = [2usize; 3];
+        for (d, e) in dims.iter_mut().zip(extent.iter()) {
+            let cells = libm::ceil(e.to_f64() / spacing.to_f64());
+            if !(cells < 2_147_483_647.0) {
+                return Err(GridError::TooManySamples);
+            }
+            *d = core::cmp::max(cells as usize + 1, 2);
+        }
+        let half_span = |n: usize| spacing * real_of::<R>(n - 1) * R::HALF;
+        let origin =
+            Vec3::new(center.x - half_span(dims[0]), center.y - half_span(dims[1]), center.z - half_span(dims[2]));
+        Self::new(dims, origin, spacing)
+    }
+
+    /// Samples per axis.
+    #[inline]
+    pub fn dims(&self) -> [usize; 3] {
+        self.dims
+    }
+    /// World position of sample `(0, 0, 0)`.
+    #[inline]
+    pub fn origin(&self) -> Vec3<R> {
+        self.origin
+    }
+    /// Cell size `h`.
+    #[inline]
+    pub fn spacing(&self) -> R {
+        self.spacing
+    }
+    /// `nx·ny·nz`.
+    #[inline]
+    pub fn samples(&self) -> usize {
+        self.samples
+    }
+    /// The box from the first sample to the last.
+    #[inline]
+    pub fn bounds(&self) -> Aabb<R, 3> {
+        Aabb { min: self.origin, max: self.far }
+    }
+    /// Slice position of sample `(i, j, k)`, `None` outside the grid.
+    #[inline]
+    pub fn index(&self, i: usize, j: usize, k: usize) -> Option<usize> {
+        let [nx, ny, nz] = self.dims;
+        (i < nx && j < ny && k < nz).then(|| i + nx * (j + ny * k))
+    }
+    /// World position of sample `(i, j, k)`, `None` outside the grid.
+    #[inline]
+    pub fn point(&self, i: usize, j: usize, k: usize) -> Option<Vec3<R>> {
+        self.index(i, j, k)?;
+        Some(self.origin + Vec3::new(real_of::<R>(i), real_of::<R>(j), real_of::<R>(k)) * self.spacing)
+    }
+
+    /// The world position of the sample at slice position `n` (x fastest).
+    #[inline]
+    fn point_of(&self, n: usize) -> Vec3<R> {
+        let [nx, ny, _] = self.dims;
+        // nx, ny ≥ 2 (validated): no division by zero.
+        let (i, rest) = (n % nx, n / nx);
+        let (j, k) = (rest % ny, rest / ny);
+        self.origin + Vec3::new(real_of::<R>(i), real_of::<R>(j), real_of::<R>(k)) * self.spacing
+    }
+
+    /// The cell of a point of the closed grid box: the slice position of its
+    /// lower corner and the position inside it, each coordinate in `[0, 1]`.
+    /// The clamp happens in floating point before the cast, so any finite
+    /// input gives an index inside the grid; `None` for NaN.
+    #[inline]
+    fn locate(&self, c: &Vec3<R>) -> Option<(usize, [R; 3])> {
+        let mut cell = [0usize; 3];
+        let mut frac = [R::ZERO; 3];
+        let coords = [c.x - self.origin.x, c.y - self.origin.y, c.z - self.origin.z];
+        for a in 0..3 {
+            let (n, rel) = (self.dims[a], coords[a]);
+            let t = rel / self.spacing;
+            if is_nan(t) {
+                return None;
+            }
+            let t = min(max(t, R::ZERO), real_of::<R>(n - 1));
+            let fl = min(t.floor(), real_of::<R>(n - 2));
+            // fl ∈ [0, n − 2] here; `as` saturates, and the integer clamp
+            // makes the index safe whatever the rounding.
+            cell[a] = core::cmp::min(fl.to_f64() as usize, n - 2);
+            frac[a] = min(max(t - fl, R::ZERO), R::ONE);
+        }
+        let [nx, ny, _] = self.dims;
+        Some((cell[0] + nx * (cell[1] + ny * cell[2]), frac))
+    }
+
+    /// Offsets of the 8 corners of a cell from its lower corner, corner `q`
+    /// having bit 0 = +x, bit 1 = +y, bit 2 = +z.
+    #[inline]
+    fn corner_offsets(&self) -> [usize; 8] {
+        let (sy, sz) = (self.dims[0], self.dims[0] * self.dims[1]);
+        [0, 1, sy, sy + 1, sz, sz + 1, sz + sy, sz + sy + 1]
+    }
+}
+
+/// The trilinear weights of the 8 corners (corner bits as in
+/// [`GridLayout::corner_offsets`]).
+#[inline]
+fn weights<R: Real>(f: &[R; 3]) -> [R; 8] {
+    let [fx, fy, fz] = *f;
+    let (gx, gy, gz) = (R::ONE - fx, R::ONE - fy, R::ONE - fz);
+    [gx * gy * gz, fx * gy * gz, gx * fy * gz, fx * fy * gz, gx * gy * fz, fx * gy * fz, gx * fy * fz, fx * fy * fz]
+}
+
+/// `g`, scaled down to length 1 when longer.
+#[inline]
+fn clamp_unit<R: Real>(g: Vec3<R>) -> Vec3<R> {
+    let n = norm(&g);
+    if n > R::ONE {
+        g / n
+    } else {
+        g
+    }
+}
+
+/// Scans a slice for NaN and infinities.
+fn check_values<T: GridValue>(values: &[T]) -> Result<(), GridError> {
+    match values.iter().position(|v| !v.to_real::<f64>().is_finite()) {
+        Some(index) => Err(GridError::NonFiniteValue { index }),
+        None => Ok(()),
+    }
+}
+
+/// A value whose every component is NaN: the answer at a NaN point.
+#[inline]
+fn nan_sample<R: Real>() -> SdfSample<R, 3> {
+    let nan = R::lit(f64::NAN);
+    SdfSample { value: nan, gradient: Vec3::repeat(nan) }
+}
+
+/// The field at any point from the field inside the box (see "Outside the
+/// grid" in the module docs).
+#[inline]
+fn eval_anywhere<R: Real>(
+    layout: &GridLayout<R>,
+    x: &Vec3<R>,
+    inside: impl Fn(&Vec3<R>) -> Option<SdfSample<R, 3>>,
+) -> SdfSample<R, 3> {
+    if x.iter().any(|&c| is_nan(c)) {
+        return nan_sample();
+    }
+    let (lo, hi) = (layout.origin, layout.far);
+    let c = Vec3::new(min(max(x.x, lo.x), hi.x), min(max(x.y, lo.y), hi.y), min(max(x.z, lo.z), hi.z));
+    let Some(s) = inside(&c) else {
+        return nan_sample();
+    };
+    let d = x - c;
+    if d == Vec3::zeros() {
+        return s;
+    }
+    // Outside: φ = √(|x − c|² + max(f̃(c), 0)²), through the overflow-safe norm.
+    let fp = max(s.value, R::ZERO);
+    let phi = norm(&Vector4::new(d.x, d.y, d.z, fp));
+    let along = Vec3::new(
+        if d.x == R::ZERO { s.gradient.x } else { R::ZERO },
+        if d.y == R::ZERO { s.gradient.y } else { R::ZERO },
+        if d.z == R::ZERO { s.gradient.z } else { R::ZERO },
+    );
+    let gradient = if phi.finite() {
+        // phi > 0 since d ≠ 0.
+        along * (fp / phi) + d / phi
+    } else {
+        // A distance beyond the float range: the direction away from the box.
+        let signs = d.map(|v| {
+            if v.finite() {
+                R::ZERO
+            } else if v > R::ZERO {
+                R::ONE
+            } else {
+                -R::ONE
+            }
+        });
+        normalize(&d).or_else(|| normalize(&signs)).unwrap_or_else(Vec3::zeros)
+    };
+    SdfSample { value: phi, gradient: clamp_unit(gradient) }
+}
+
+/// A zeroth-order sampled SDF: one value per sample, trilinear
+/// interpolation, over a borrowed slice (x fastest, see the
+/// [module docs](self)).
+///
+/// The gradient is the gradient of the trilinear interpolant (piecewise,
+/// continuous along the cell faces' normals only), scaled down to length 1
+/// when longer. Outside the grid box, see the module docs.
+///
+/// ```
+/// use narrowphase::sdf::grid::{fill_zeroth, Grid, GridLayout};
+/// use narrowphase::sdf::{Aabb, Sdf, SdfAccuracy};
+/// use narrowphase::shape::Sphere;
+/// use nalgebra::Vector3;
+///
+/// let ball = Sphere::new(0.5_f32).unwrap();
+/// let layout = GridLayout::new([17, 17, 17], Vector3::repeat(-1.0), 0.125).unwrap();
+/// let mut buf = [0.0_f32; 17 * 17 * 17];
+/// let grid = fill_zeroth(&ball, &layout, &mut buf).unwrap();
+/// assert_eq!(grid.memory_bytes(), 17 * 17 * 17 * 4);
+/// assert_eq!(grid.accuracy(), SdfAccuracy::Approximate);
+/// let s = grid.eval(&Vector3::new(0.3, 0.2, 0.1));
+/// let exact = ball.eval(&Vector3::new(0.3, 0.2, 0.1)).value;
+/// assert!((s.value - exact).abs() < 0.01);
+/// assert!(grid.eval(&Vector3::new(5.0, 0.0, 0.0)).value > 4.0); // outside the grid: still a distance
+///
+/// // A view over existing data is validated the same way.
+/// let again = Grid::new(layout, &buf).unwrap();
+/// assert_eq!(again.eval(&Vector3::zeros()).value, -0.5); // a sample point: exact
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Grid<'a, R: Real, T: GridValue = R> {
+    layout: GridLayout<R>,
+    values: &'a [T],
+}
+
+#[cfg(feature = "defmt")]
+impl<R: Real + defmt::Format, T: GridValue> defmt::Format for Grid<'_, R, T> {
+    fn format(&self, f: defmt::Formatter) {
+        defmt::write!(f, "Grid {{ layout: {}, values: {} }}", self.layout, self.values.len())
+    }
+}
+
+impl<'a, R: Real, T: GridValue> Grid<'a, R, T> {
+    /// A view of `values` (one per sample, x fastest): checks the length
+    /// ([`GridError::LengthMismatch`]) and that every value is finite
+    /// ([`GridError::NonFiniteValue`], an `O(n)` scan).
+    pub fn new(layout: GridLayout<R>, values: &'a [T]) -> Result<Self, GridError> {
+        if values.len() != layout.samples {
+            return Err(GridError::LengthMismatch { expected: layout.samples, found: values.len() });
+        }
+        check_values(values)?;
+        Ok(Self { layout, values })
+    }
+    /// The layout.
+    #[inline]
+    pub fn layout(&self) -> &GridLayout<R> {
+        &self.layout
+    }
+    /// The stored values.
+    #[inline]
+    pub fn values(&self) -> &'a [T] {
+        self.values
+    }
+    /// Bytes of sample storage: `values().len() × size_of::<T>()`.
+    #[inline]
+    pub fn memory_bytes(&self) -> usize {
+        core::mem::size_of_val(self.values)
+    }
+    /// The stored value of sample `(i, j, k)`, `None` outside the grid.
+    #[inline]
+    pub fn sample(&self, i: usize, j: usize, k: usize) -> Option<R> {
+        Some(self.values.get(self.layout.index(i, j, k)?)?.to_real())
+    }
+
+    /// Value and gradient of the interpolant at a point of the grid box.
+    #[inline]
+    fn eval_inside(&self, c: &Vec3<R>) -> Option<SdfSample<R, 3>> {
+        let (base, f) = self.layout.locate(c)?;
+        let offsets = self.layout.corner_offsets();
+        let mut v = [R::ZERO; 8];
+        for (slot, off) in v.iter_mut().zip(offsets.iter()) {
+            *slot = self.values.get(base + off)?.to_real();
+        }
+        let w = weights(&f);
+        let value = w.iter().zip(v.iter()).fold(R::ZERO, |acc, (&wi, &vi)| acc + wi * vi);
+        // d/dfx of the trilinear form: the bilinear (y, z) blend of the
+        // x-differences; likewise for y and z.
+        let [fx, fy, fz] = f;
+        let (gx, gy, gz) = (R::ONE - fx, R::ONE - fy, R::ONE - fz);
+        let dx = (v[1] - v[0]) * gy * gz + (v[3] - v[2]) * fy * gz + (v[5] - v[4]) * gy * fz + (v[7] - v[6]) * fy * fz;
+        let dy = (v[2] - v[0]) * gx * gz + (v[3] - v[1]) * fx * gz + (v[6] - v[4]) * gx * fz + (v[7] - v[5]) * fx * fz;
+        let dz = (v[4] - v[0]) * gx * gy + (v[5] - v[1]) * fx * gy + (v[6] - v[2]) * gx * fy + (v[7] - v[3]) * fx * fy;
+        let gradient = clamp_unit(Vec3::new(dx, dy, dz) / self.layout.spacing);
+        Some(SdfSample { value, gradient })
+    }
+}
+
+impl<R: Real, T: GridValue> Sdf<R, 3> for Grid<'_, R, T> {
+    /// Trilinear interpolation inside the grid box; outside, see the module
+    /// docs. NaN point: NaN value and gradient.
+    #[inline]
+    fn eval(&self, x: &Vec3<R>) -> SdfSample<R, 3> {
+        eval_anywhere(&self.layout, x, |c| self.eval_inside(c))
+    }
+    fn accuracy(&self) -> SdfAccuracy {
+        SdfAccuracy::Approximate
+    }
+    fn bounding_ball(&self) -> Ball<R, 3> {
+        ball_around(&self.layout)
+    }
+    fn bounding_box(&self) -> Aabb<R, 3> {
+        self.layout.bounds()
+    }
+}
+
+/// The ball around the grid box (its half diagonal, rounded up).
+fn ball_around<R: Real>(layout: &GridLayout<R>) -> Ball<R, 3> {
+    let b = layout.bounds();
+    let center = b.center();
+    let half = (b.max - center).zip_map(&(center - b.min), max);
+    let radius = norm(&half) * (R::ONE + R::lit(4.0) * R::EPSILON);
+    Ball { center, radius }
+}
+
+/// A first-order sampled SDF (Krayer et al. Eq. 9–12): four values per
+/// sample over a borrowed slice, `[aₓ, a_y, a_z, b]` at slice positions
+/// `4n..4n + 4` for sample `n` (x fastest, see the [module docs](self)), with
+/// `a = ½∇f(xᵢ)` and `b = f(xᵢ)`.
+///
+/// # The frame of Eq. 10–11
+/// Eq. 10 stores `b = f(xᵢ) − ½∇f(xᵢ)·xᵢ` and Eq. 11 evaluates
+/// `f(x) ≈ x·ā + b̄` from the trilinearly interpolated `(ā, b̄)`; both hold
+/// in any frame. In world coordinates `b` grows with the distance to the
+/// world origin and the final sum cancels large terms, which ruins `F16`
+/// storage (and loses bits in `f32`). Here `xᵢ` is taken in **the sample's
+/// own frame** when stored (`xᵢ = 0`, so `b = f(xᵢ)`) and in **the cell's
+/// frame** (origin at its lower corner) when evaluated: the corner values
+/// `bᵢ − aᵢ·oᵢ` (`oᵢ` the corner's offset, at most `h√3`) are formed on
+/// the fly and Eq. 11 is applied to `x` relative to the corner. Every term is
+/// then of the size of `f` and `h`, whatever the grid's position, and the
+/// result is the same interpolant
+/// `Σ wᵢ (f(xᵢ) + ½∇f(xᵢ)·(x − xᵢ))`, which reproduces quadratics exactly.
+///
+/// # Gradient
+/// `2ā`, the trilinear interpolation of the sampled gradients (continuous
+/// across cells, exact for quadratic fields like the value), scaled down to
+/// length 1 when longer. Outside the grid box, see the module docs.
+///
+/// ```
+/// use narrowphase::sdf::grid::{fill_first_order, GridLayout};
+/// use narrowphase::sdf::Sdf;
+/// use narrowphase::shape::Sphere;
+/// use nalgebra::Vector3;
+///
+/// let ball = Sphere::new(0.5_f32).unwrap();
+/// let layout = GridLayout::new([9, 9, 9], Vector3::repeat(-1.0), 0.25).unwrap();
+/// let mut buf = [0.0_f32; 4 * 9 * 9 * 9];
+/// let grid = fill_first_order(&ball, &layout, &mut buf).unwrap();
+/// assert_eq!(grid.memory_bytes(), 4 * 9 * 9 * 9 * 4);
+/// let p = Vector3::new(0.3, 0.2, 0.1);
+/// let s = grid.eval(&p);
+/// assert!((s.value - ball.eval(&p).value).abs() < 0.01); // 8 samples per unit length
+/// assert!((s.gradient - ball.eval(&p).gradient).norm() < 0.1);
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct FirstOrderGrid<'a, R: Real, T: GridValue = R> {
+    layout: GridLayout<R>,
+    values: &'a [T],
+}
+
+#[cfg(feature = "defmt")]
+impl<R: Real + defmt::Format, T: GridValue> defmt::Format for FirstOrderGrid<'_, R, T> {
+    fn format(&self, f: defmt::Formatter) {
+        defmt::write!(f, "FirstOrderGrid {{ layout: {}, values: {} }}", self.layout, self.values.len())
+    }
+}
+
+/// `4 × samples`, or [`GridError::TooManySamples`].
+fn first_order_len<R: Real>(layout: &GridLayout<R>) -> Result<usize, GridError> {
+    layout.samples.checked_mul(4).ok_or(GridError::TooManySamples)
+}
+
+impl<'a, R: Real, T: GridValue> FirstOrderGrid<'a, R, T> {
+    /// A view of `values` (`[½∇f, f]` per sample, x fastest): checks the
+    /// length, `4 × samples` ([`GridError::LengthMismatch`], or
+    /// [`GridError::TooManySamples`] when that overflows), and that every
+    /// value is finite ([`GridError::NonFiniteValue`], an `O(n)` scan).
+    pub fn new(layout: GridLayout<R>, values: &'a [T]) -> Result<Self, GridError> {
+        let expected = first_order_len(&layout)?;
+        if values.len() != expected {
+            return Err(GridError::LengthMismatch { expected, found: values.len() });
+        }
+        check_values(values)?;
+        Ok(Self { layout, values })
+    }
+    /// The layout.
+    #[inline]
+    pub fn layout(&self) -> &GridLayout<R> {
+        &self.layout
+    }
+    /// The stored values.
+    #[inline]
+    pub fn values(&self) -> &'a [T] {
+        self.values
+    }
+    /// Bytes of sample storage: `values().len() × size_of::<T>()`.
+    #[inline]
+    pub fn memory_bytes(&self) -> usize {
+        core::mem::size_of_val(self.values)
+    }
+    /// The stored `(½∇f, f)` of sample `(i, j, k)`, `None` outside the grid.
+    #[inline]
+    pub fn sample(&self, i: usize, j: usize, k: usize) -> Option<(Vec3<R>, R)> {
+        let n = self.layout.index(i, j, k)?;
+        let v = self.values.get(4 * n..4 * n + 4)?;
+        match v {
+            [ax, ay, az, b] => Some((Vec3::new(ax.to_real(), ay.to_real(), az.to_real()), b.to_real())),
+            _ => None,
+        }
+    }
+
+    /// Value and gradient of the interpolant at a point of the grid box.
+    #[inline]
+    fn eval_inside(&self, c: &Vec3<R>) -> Option<SdfSample<R, 3>> {
+        let (base, f) = self.layout.locate(c)?;
+        let offsets = self.layout.corner_offsets();
+        let w = weights(&f);
+        let h = self.layout.spacing;
+        let mut value = R::ZERO;
+        let mut a_bar = Vec3::zeros();
+        for (q, (off, &wq)) in offsets.iter().zip(w.iter()).enumerate() {
+            let n = base + off;
+            let [ax, ay, az, b] = match self.values.get(4 * n..4 * n + 4)? {
+                [ax, ay, az, b] => [ax.to_real::<R>(), ay.to_real(), az.to_real(), b.to_real()],
+                _ => return None,
+            };
+            // x − xᵢ in cell units: f − (corner bit).
+            let bit = |k: usize| if (q >> k) & 1 == 1 { R::ONE } else { R::ZERO };
+            let (ux, uy, uz) = (f[0] - bit(0), f[1] - bit(1), f[2] - bit(2));
+            value += wq * (b + (ax * ux + ay * uy + az * uz) * h);
+            a_bar += Vec3::new(ax, ay, az) * wq;
+        }
+        Some(SdfSample { value, gradient: clamp_unit(a_bar * R::TWO) })
+    }
+}
+
+impl<R: Real, T: GridValue> Sdf<R, 3> for FirstOrderGrid<'_, R, T> {
+    /// Eq. 9–12 inside the grid box (in the cell's frame, see the type's
+    /// docs); outside, see the module docs. NaN point: NaN value and
+    /// gradient.
+    #[inline]
+    fn eval(&self, x: &Vec3<R>) -> SdfSample<R, 3> {
+        eval_anywhere(&self.layout, x, |c| self.eval_inside(c))
+    }
+    fn accuracy(&self) -> SdfAccuracy {
+        SdfAccuracy::Approximate
+    }
+    fn bounding_ball(&self) -> Ball<R, 3> {
+        ball_around(&self.layout)
+    }
+    fn bounding_box(&self) -> Aabb<R, 3> {
+        self.layout.bounds()
+    }
+}
+
+/// Fills `out` with `sdf` sampled on `layout` (x fastest) and returns the
+/// zeroth-order grid over it. Errors: `out.len()` is not the number of
+/// samples ([`GridError::LengthMismatch`]); a value is NaN or infinite once
+/// stored as `T` ([`GridError::NonFiniteValue`]; `out` is then partly
+/// written).
+///
+/// ```
+/// use narrowphase::sdf::grid::{fill_zeroth, GridError, GridLayout};
+/// use narrowphase::shape::Sphere;
+/// use nalgebra::Vector3;
+/// let layout = GridLayout::new([4, 4, 4], Vector3::repeat(-1.5_f64), 1.0).unwrap();
+/// let mut short = [0.0_f64; 63];
+/// let r = fill_zeroth(&Sphere::new(1.0).unwrap(), &layout, &mut short);
+/// assert_eq!(r.err(), Some(GridError::LengthMismatch { expected: 64, found: 63 }));
+/// ```
+pub fn fill_zeroth<'a, R: Real, T: GridValue, S: Sdf<R, 3> + ?Sized>(
+    sdf: &S,
+    layout: &GridLayout<R>,
+    out: &'a mut [T],
+) -> Result<Grid<'a, R, T>, GridError> {
+    if out.len() != layout.samples {
+        return Err(GridError::LengthMismatch { expected: layout.samples, found: out.len() });
+    }
+    for (index, slot) in out.iter_mut().enumerate() {
+        let v = T::from_real(sdf.eval(&layout.point_of(index)).value);
+        if !v.to_real::<f64>().is_finite() {
+            return Err(GridError::NonFiniteValue { index });
+        }
+        *slot = v;
+    }
+    Ok(Grid { layout: *layout, values: out })
+}
+
+/// Fills `out` with `[½∇f, f]` of `sdf` at every sample of `layout` (x
+/// fastest; the gradient is the SDF's own, the frame is the sample's own —
+/// see [`FirstOrderGrid`]) and returns the first-order grid over it. Errors:
+/// `out.len()` is not `4 × samples` ([`GridError::LengthMismatch`]); a value
+/// or gradient component is NaN or infinite once stored as `T`
+/// ([`GridError::NonFiniteValue`]; `out` is then partly written).
+///
+/// ```
+/// use narrowphase::sdf::grid::{fill_first_order, GridLayout};
+/// use narrowphase::sdf::Torus;
+/// use nalgebra::Vector3;
+/// let ring = Torus::new(0.6_f32, 0.2).unwrap();
+/// let layout = GridLayout::new([12, 12, 5], Vector3::new(-1.1, -1.1, -0.4), 0.2).unwrap();
+/// let mut buf = [0.0_f32; 4 * 12 * 12 * 5];
+/// let grid = fill_first_order(&ring, &layout, &mut buf).unwrap();
+/// let (half_gradient, value) = grid.sample(0, 0, 0).unwrap();
+/// assert!(value > 0.0 && half_gradient.norm() <= 0.5 + 1e-6);
+/// ```
+pub fn fill_first_order<'a, R: Real, T: GridValue, S: Sdf<R, 3> + ?Sized>(
+    sdf: &S,
+    layout: &GridLayout<R>,
+    out: &'a mut [T],
+) -> Result<FirstOrderGrid<'a, R, T>, GridError> {
+    let expected = first_order_len(layout)?;
+    if out.len() != expected {
+        return Err(GridError::LengthMismatch { expected, found: out.len() });
+    }
+    for (n, chunk) in out.chunks_exact_mut(4).enumerate() {
+        let s = sdf.eval(&layout.point_of(n));
+        let a = s.gradient * R::HALF;
+        for (k, (slot, v)) in chunk.iter_mut().zip([a.x, a.y, a.z, s.value]).enumerate() {
+            let v = T::from_real(v);
+            if !v.to_real::<f64>().is_finite() {
+                return Err(GridError::NonFiniteValue { index: 4 * n + k });
+            }
+            *slot = v;
+        }
+    }
+    Ok(FirstOrderGrid { layout: *layout, values: out })
+}
+
+/// Compile-time proof that the public types implement `defmt::Format`.
+#[cfg(feature = "defmt")]
+#[allow(dead_code)]
+fn _defmt_check() {
+    fn check<T: defmt::Format>() {}
+    check::<GridError>();
+    check::<GridLayout<f32>>();
+    check::<Grid<'static, f32, f32>>();
+    check::<FirstOrderGrid<'static, f32, f32>>();
+    check::<Grid<'static, f64, f32>>();
+    #[cfg(feature = "f16")]
+    check::<F16>();
+}
