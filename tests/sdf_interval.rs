@@ -472,3 +472,20 @@ fn nan_intervals_are_undecided() {
     assert!(rep.nonfinite > 0);
     let _ = Point3::<f64>::origin();
 }
+
+/// Fuzz finding (interval_octree): the smooth union's point formula
+/// `b + (a − b)·h` lost `a` when `|b| ≫ |a|` in f32 (one operand 1.4e34
+/// away gave 0 instead of −970), while the interval was right.
+#[test]
+fn smooth_union_keeps_the_near_operand() {
+    let at =
+        |t: Vector3<f32>, r: f32| Transformed::new(Sphere::new(r).unwrap(), Matrix3::identity(), 32.125, t).unwrap();
+    let near = at(Vector3::new(32.125, 42.125, 32.125), 32.0);
+    let far = at(Vector3::new(32.125, 1.436e34, 32.84), 32.125);
+    let s = SmoothUnion::new(near, far, 32.125).unwrap();
+    let x = Vector3::zeros();
+    let v = s.eval(&x).value;
+    assert_eq!(v, near.eval(&x).value);
+    let range = s.eval_interval(&[Interval::point(0.0); 3]);
+    assert!(range.contains(v), "{v} ∉ {range:?}");
+}

@@ -243,7 +243,16 @@ pub(crate) fn smooth_min<R: Real>(a: R, b: R, k: R) -> (R, R) {
     } else {
         t
     };
-    (b + (a - b) * h - k * h * (R::ONE - h), h)
+    // Outside the blend band the minimum itself: `b + (a − b)·1` would lose
+    // `a` entirely when |b| ≫ |a| (fuzz finding: an f32 smooth union with
+    // one operand 1.4e34 away gave 0 for −970). Inside it |a − b| < k.
+    if h >= R::ONE {
+        (a, h)
+    } else if h <= R::ZERO {
+        (b, h)
+    } else {
+        (a * h + b * (R::ONE - h) - k * h * (R::ONE - h), h)
+    }
 }
 
 impl<R: Real, const D: usize, A: Sdf<R, D>, B: Sdf<R, D>> Sdf<R, D> for SmoothUnion<A, B, R> {

@@ -1,0 +1,336 @@
+//! Interval extensions and the interval octree (Liu et al. Algorithm 1) on
+//! arbitrary bodies: sphere, box, capsule, cylinder, torus, halfspace, each
+//! under an arbitrary similarity (rotation from a raw quaternion, scale,
+//! translation), alone or in a CSG pair (union, intersection, difference,
+//! smooth union); arbitrary depth, cell budget, stack and output sizes
+//! (zero and invalid ones included); f32 or f64.
+//!
+//! Oracles:
+//! - no panic; `Err` only for what the API documents (`BadParams` for a
+//!   depth above `MAX_DEPTH` or an empty stack, `BadRegion` for unbounded or
+//!   invalid regions);
+//! - bookkeeping: `visited ≤ max_cells`, `stored ≤ out.len()`,
+//!   `stored + overflow = inside + undecided`, `nonfinite ≤ undecided`;
+//!   a stack of `required_stack(3, depth)` never drops a cell unless the
+//!   budget ran out or the mode is `Decide`;
+//! - verdicts are proofs: `Intersecting` ⇔ `inside > 0`, and every stored
+//!   inside cell's corners and centre evaluate below `tol` for both
+//!   bodies; `Separated` has no dropped, undecided or NaN cell, and no
+//!   sampled point of the region (a 5³ lattice) is inside both bodies by
+//!   more than `tol` (`tol = 64·ε·scale`, the pointwise evaluation's own
+//!   rounding);
+//! - containment: on an arbitrary box, the interval of each body holds its
+//!   pointwise values at the box's corners and centre (within `tol`).
+#![no_main]
+
+use arbitrary::Arbitrary;
+use libfuzzer_sys::fuzz_target;
+use nalgebra::{Matrix3, Quaternion, UnitQuaternion, Vector3};
+use narrowphase::math::Real;
+use narrowphase::sdf::interval::Interval;
+use narrowphase::sdf::octree::{self, Cell, CellClass, KeptCell, OctreeError, OctreeMode, OctreeParams, OctreeVerdict};
+use narrowphase::sdf::{
+    Aabb, Ball, Difference, Halfspace, Intersection, IntervalSdf, Sdf, SdfAccuracy, SdfSample, SmoothUnion, Torus,
+    Transformed, Union,
+};
+use narrowphase::shape::{Capsule, Cuboid, Cylinder, Sphere};
+
+#[derive(Arbitrary, Debug, Clone, Copy)]
+enum Num {
+    /// `i / 256`: within ±128, exact in both precisions.
+    Small(i16),
+    /// Raw bits: NaN, ±inf, subnormal, huge.
+    Raw(f64),
+}
+
+impl Num {
+    fn get(self) -> f64 {
+        match self {
+            Num::Small(i) => i as f64 / 256.0,
+            Num::Raw(x) => x,
+        }
+    }
+}
+
+#[derive(Arbitrary, Debug)]
+enum PrimIn {
+    Sphere(Num),
+    Cuboid([Num; 3]),
+    Capsule(Num, Num),
+    Cylinder(Num, Num),
+    Torus(Num, Num),
+    Halfspace([Num; 3], Num),
+}
+
+#[derive(Arbitrary, Debug)]
+struct Placement {
+    quat: Option<[Num; 4]>,
+    scale: Num,
+    translation: [Num; 3],
+}
+
+#[derive(Arbitrary, Debug)]
+struct PrimBody {
+    prim: PrimIn,
+    at: Placement,
+}
+
+#[derive(Arbitrary, Debug)]
+enum BodyIn {
+    Prim(PrimBody),
+    Union(PrimBody, PrimBody),
+    Intersection(PrimBody, PrimBody),
+    Difference(PrimBody, PrimBody),
+    Smooth(PrimBody, PrimBody, Num),
+}
+
+#[derive(Arbitrary, Debug)]
+struct Input {
+    f32: bool,
+    a: BodyIn,
+    b: BodyIn,
+    depth: u8,
+    max_cells: u16,
+    decide: bool,
+    /// `None`: the stack the bound asks for; else this many cells (0–255).
+    stack: Option<u8>,
+    out: u8,
+    probe: ([Num; 3], [Num; 3]),
+}
+
+type T<S, R> = Transformed<S, R, 3>;
+
+#[derive(Clone, Copy, Debug)]
+enum Prim<R: Real> {
+    Sphere(T<Sphere<R>, R>),
+    Cuboid(T<Cuboid<R>, R>),
+    Capsule(T<Capsule<R>, R>),
+    Cylinder(T<Cylinder<R>, R>),
+    Torus(T<Torus<R>, R>),
+    Halfspace(T<Halfspace<R, 3>, R>),
+}
+
+macro_rules! each {
+    ($self:expr, $b:ident => $e:expr) => {
+        match $self {
+            Prim::Sphere($b) => $e,
+            Prim::Cuboid($b) => $e,
+            Prim::Capsule($b) => $e,
+            Prim::Cylinder($b) => $e,
+            Prim::Torus($b) => $e,
+            Prim::Halfspace($b) => $e,
+        }
+    };
+}
+
+impl<R: Real> Sdf<R, 3> for Prim<R> {
+    fn eval(&self, x: &Vector3<R>) -> SdfSample<R, 3> {
+        each!(self, b => b.eval(x))
+    }
+    fn accuracy(&self) -> SdfAccuracy {
+        each!(self, b => b.accuracy())
+    }
+    fn bounding_ball(&self) -> Ball<R, 3> {
+        each!(self, b => b.bounding_ball())
+    }
+    fn bounding_box(&self) -> Aabb<R, 3> {
+        each!(self, b => b.bounding_box())
+    }
+}
+
+impl<R: Real> IntervalSdf<R, 3> for Prim<R> {
+    fn eval_interval(&self, x: &[Interval<R>; 3]) -> Interval<R> {
+        each!(self, b => b.eval_interval(x))
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Body<R: Real> {
+    Prim(Prim<R>),
+    Union(Union<Prim<R>, Prim<R>>),
+    Intersection(Intersection<Prim<R>, Prim<R>>),
+    Difference(Difference<Prim<R>, Prim<R>>),
+    Smooth(SmoothUnion<Prim<R>, Prim<R>, R>),
+}
+
+macro_rules! each_body {
+    ($self:expr, $b:ident => $e:expr) => {
+        match $self {
+            Body::Prim($b) => $e,
+            Body::Union($b) => $e,
+            Body::Intersection($b) => $e,
+            Body::Difference($b) => $e,
+            Body::Smooth($b) => $e,
+        }
+    };
+}
+
+impl<R: Real> Sdf<R, 3> for Body<R> {
+    fn eval(&self, x: &Vector3<R>) -> SdfSample<R, 3> {
+        each_body!(self, b => b.eval(x))
+    }
+    fn accuracy(&self) -> SdfAccuracy {
+        each_body!(self, b => b.accuracy())
+    }
+    fn bounding_ball(&self) -> Ball<R, 3> {
+        each_body!(self, b => b.bounding_ball())
+    }
+    fn bounding_box(&self) -> Aabb<R, 3> {
+        each_body!(self, b => b.bounding_box())
+    }
+}
+
+impl<R: Real> IntervalSdf<R, 3> for Body<R> {
+    fn eval_interval(&self, x: &[Interval<R>; 3]) -> Interval<R> {
+        each_body!(self, b => b.eval_interval(x))
+    }
+}
+
+fn v3<R: Real>(v: &[Num; 3]) -> Vector3<R> {
+    Vector3::new(R::lit(v[0].get()), R::lit(v[1].get()), R::lit(v[2].get()))
+}
+
+fn prim<R: Real>(p: &PrimBody) -> Option<Prim<R>> {
+    let q = match &p.at.quat {
+        None => Matrix3::identity(),
+        Some(q) => {
+            let q = Quaternion::new(q[0].get(), q[1].get(), q[2].get(), q[3].get());
+            if !(q.norm() > 1e-3 && q.norm().is_finite()) {
+                return None;
+            }
+            UnitQuaternion::from_quaternion(q).to_rotation_matrix().into_inner().map(R::lit)
+        }
+    };
+    let (s, t) = (R::lit(p.at.scale.get()), v3::<R>(&p.at.translation));
+    let r = |x: Num| R::lit(x.get());
+    Some(match &p.prim {
+        PrimIn::Sphere(rad) => Prim::Sphere(T::new(Sphere::new(r(*rad)).ok()?, q, s, t).ok()?),
+        PrimIn::Cuboid(h) => Prim::Cuboid(T::new(Cuboid::new(v3(h)).ok()?, q, s, t).ok()?),
+        PrimIn::Capsule(h, rad) => Prim::Capsule(T::new(Capsule::new(r(*h), r(*rad)).ok()?, q, s, t).ok()?),
+        PrimIn::Cylinder(h, rad) => Prim::Cylinder(T::new(Cylinder::new(r(*h), r(*rad)).ok()?, q, s, t).ok()?),
+        PrimIn::Torus(big, small) => Prim::Torus(T::new(Torus::new(r(*big), r(*small)).ok()?, q, s, t).ok()?),
+        PrimIn::Halfspace(n, c) => Prim::Halfspace(T::new(Halfspace::new(v3(n), r(*c)).ok()?, q, s, t).ok()?),
+    })
+}
+
+fn body<R: Real>(b: &BodyIn) -> Option<Body<R>> {
+    Some(match b {
+        BodyIn::Prim(p) => Body::Prim(prim(p)?),
+        BodyIn::Union(p, q) => Body::Union(Union::new(prim(p)?, prim(q)?)),
+        BodyIn::Intersection(p, q) => Body::Intersection(Intersection::new(prim(p)?, prim(q)?)),
+        BodyIn::Difference(p, q) => Body::Difference(Difference::new(prim(p)?, prim(q)?)),
+        BodyIn::Smooth(p, q, k) => Body::Smooth(SmoothUnion::new(prim(p)?, prim(q)?, R::lit(k.get())).ok()?),
+    })
+}
+
+fn corners<R: Real>(b: &Aabb<R, 3>) -> impl Iterator<Item = Vector3<R>> + '_ {
+    (0..9).map(move |k| {
+        if k == 8 {
+            b.center()
+        } else {
+            Vector3::from_fn(|i, _| if k >> i & 1 == 0 { b.min[i] } else { b.max[i] })
+        }
+    })
+}
+
+fn run<R: Real>(input: &Input) {
+    let (Some(a), Some(b)) = (body::<R>(&input.a), body::<R>(&input.b)) else { return };
+    let depth = input.depth % 32;
+    let params = OctreeParams {
+        max_depth: depth,
+        max_cells: input.max_cells as u32,
+        mode: if input.decide { OctreeMode::Decide } else { OctreeMode::Collect },
+    };
+    let want = octree::required_stack(3, depth.min(octree::MAX_DEPTH));
+    let stack_len = input.stack.map_or(want, |n| n as usize);
+    let mut stack = vec![Cell::<R, 3>::default(); stack_len];
+    let mut out = vec![KeptCell::<R, 3>::default(); input.out as usize];
+    let result = octree::intersect(&a, &b, &params, &mut stack, &mut out);
+
+    // The scale of the problem for rounding tolerances: the region's extent
+    // from the origin.
+    let region = a.bounding_box().intersection(&b.bounding_box());
+    let scale = region.map_or(R::ONE, |r| {
+        let m = r.min.iter().chain(r.max.iter()).fold(R::ONE, |m, v| if v.abs() > m { v.abs() } else { m });
+        m
+    });
+    let tol = R::EPSILON * R::lit(64.0) * scale;
+
+    let rep = match result {
+        Err(OctreeError::BadParams) => {
+            assert!(depth > octree::MAX_DEPTH || stack_len == 0, "BadParams for depth {depth}, stack {stack_len}");
+            return;
+        }
+        Err(OctreeError::BadRegion) => {
+            let (ba, bb) = (a.bounding_box(), b.bounding_box());
+            let bad_box = ba.check().is_err() || bb.check().is_err();
+            assert!(bad_box || region.is_some_and(|r| !r.is_finite()), "BadRegion for {ba:?}, {bb:?}");
+            return;
+        }
+        Ok(rep) => rep,
+    };
+    assert!(rep.visited <= params.max_cells, "{rep:?}");
+    assert!(rep.stored as usize <= out.len());
+    assert_eq!(rep.stored + rep.overflow, rep.inside + rep.undecided, "{rep:?}");
+    assert!(rep.nonfinite <= rep.undecided);
+    if stack_len >= want && params.mode == OctreeMode::Collect && rep.visited < params.max_cells {
+        assert_eq!(rep.dropped, 0, "the bound's stack dropped cells: {rep:?}");
+    }
+    match rep.verdict {
+        OctreeVerdict::Intersecting => {
+            assert!(rep.inside > 0);
+            for k in out.iter().take(rep.stored as usize).filter(|k| k.class == CellClass::InsideBoth) {
+                for p in corners(&k.cell.aabb) {
+                    let (va, vb) = (a.eval(&p).value, b.eval(&p).value);
+                    assert!(va <= tol && vb <= tol, "inside cell {k:?}: φ_A {va:?}, φ_B {vb:?} at {p:?}");
+                }
+            }
+        }
+        OctreeVerdict::Separated => {
+            assert_eq!((rep.inside, rep.undecided, rep.dropped, rep.nonfinite), (0, 0, 0, 0), "{rep:?}");
+            if let Some(r) = region {
+                let e = r.extent();
+                for i in 0..125 {
+                    let f = Vector3::new(i % 5, i / 5 % 5, i / 25).map(|v| R::lit(v as f64 / 4.0));
+                    let p = r.min + e.component_mul(&f);
+                    let (va, vb) = (a.eval(&p).value, b.eval(&p).value);
+                    assert!(!(va < -tol && vb < -tol), "Separated, yet {p:?} is inside both: {va:?}, {vb:?}");
+                }
+            }
+        }
+        OctreeVerdict::Undecided(_) => assert_eq!(rep.inside, 0),
+    }
+
+    // Containment on an arbitrary box.
+    let (p, q) = (v3::<R>(&input.probe.0), v3::<R>(&input.probe.1));
+    let lo = p.zip_map(&q, |x, y| if x < y { x } else { y });
+    let hi = p.zip_map(&q, |x, y| if x < y { y } else { x });
+    if let Ok(probe) = Aabb::new(lo, hi) {
+        if probe.is_finite() {
+            let xs: [Interval<R>; 3] = core::array::from_fn(|i| Interval::new(lo[i], hi[i]).unwrap());
+            let big =
+                probe.min.iter().chain(probe.max.iter()).fold(scale, |m, v| if v.abs() > m { v.abs() } else { m });
+            let tol = R::EPSILON * R::lit(64.0) * big;
+            for s in [&a, &b] {
+                let range = s.eval_interval(&xs);
+                if range.is_nan() {
+                    continue;
+                }
+                for x in corners(&probe) {
+                    let v = s.eval(&x).value;
+                    if v.is_finite() {
+                        assert!(range.lo() - tol <= v && v <= range.hi() + tol, "{v:?} ∉ {range:?} at {x:?}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+fuzz_target!(|input: Input| {
+    if input.f32 {
+        run::<f32>(&input);
+    } else {
+        run::<f64>(&input);
+    }
+});
