@@ -101,24 +101,25 @@ impl F16 {
     }
 
     /// The value as `f32` (exact).
+    #[inline]
     pub fn to_f32(self) -> f32 {
         let b = self.0 as u32;
         let sign = (b & 0x8000) << 16;
-        let exp = (b >> 10) & 0x1F;
-        let mantissa = b & 0x3FF;
-        if exp == 0x1F {
-            f32::from_bits(sign | 0x7F80_0000 | (mantissa << 13))
-        } else if exp == 0 {
-            // Subnormal: mantissa · 2⁻²⁴, exact in f32.
-            let v = mantissa as f32 * (1.0 / 16_777_216.0);
-            if sign != 0 {
-                -v
-            } else {
-                v
-            }
-        } else {
-            f32::from_bits(sign | ((exp + 112) << 23) | (mantissa << 13))
+        let magnitude = b & 0x7FFF;
+        if magnitude >= 0x7C00 {
+            // Infinity or NaN (payload kept).
+            return f32::from_bits(sign | 0x7F80_0000 | ((magnitude & 0x3FF) << 13));
         }
+        // Shifted into place, the exponent and mantissa bits are the f32
+        // pattern of value·2⁻¹¹² (normal, or subnormal for a binary16
+        // subnormal): one exact multiplication by 2¹¹² scales it back, with
+        // no branch between normals and subnormals. (This relies on IEEE
+        // subnormal inputs: an FPU set to flush them to zero, which neither
+        // the host nor Cortex-M does by default, would read binary16
+        // subnormals, below 6.1e-5, as 0.)
+        const TWO_POW_112: f32 = 5_192_296_858_534_827_628_530_496_329_220_096.0;
+        let v = f32::from_bits(magnitude << 13) * TWO_POW_112;
+        f32::from_bits(v.to_bits() | sign)
     }
 
     /// The value as `f64` (exact).

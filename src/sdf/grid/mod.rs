@@ -106,8 +106,8 @@ pub enum GridError {
     /// An axis has fewer than 2 samples (zero or one: no cell to
     /// interpolate in).
     TooFewSamples,
-    /// The number of samples (or of stored values) overflows `usize`, or a
-    /// [`GridLayout::covering`] resolution is beyond 2³¹ per axis.
+    /// The number of samples (or of stored values) overflows `usize`, or an
+    /// axis has more than [`MAX_SAMPLES_PER_AXIS`] samples.
     TooManySamples,
     /// The spacing is NaN, infinite, not positive, or too small for the
     /// coordinates to tell neighbouring samples apart (below
@@ -169,6 +169,9 @@ impl<R: Real + defmt::Format> defmt::Format for GridLayout<R> {
     }
 }
 
+/// The most samples a [`GridLayout`] takes along one axis, 2³¹.
+pub const MAX_SAMPLES_PER_AXIS: usize = 1 << 31;
+
 /// `i` as `R` (exact up to 2²⁴ in `f32`, 2⁵³ in `f64`).
 #[inline]
 fn real_of<R: Real>(i: usize) -> R {
@@ -176,14 +179,18 @@ fn real_of<R: Real>(i: usize) -> R {
 }
 
 impl<R: Real> GridLayout<R> {
-    /// Validates: every `dims` entry ≥ 2 ([`GridError::TooFewSamples`]),
-    /// their product fits `usize` ([`GridError::TooManySamples`]), `origin`
+    /// Validates: every `dims` entry ≥ 2 ([`GridError::TooFewSamples`]) and
+    /// at most [`MAX_SAMPLES_PER_AXIS`], their product fits `usize`
+    /// ([`GridError::TooManySamples`]), `origin`
     /// finite ([`GridError::NonFiniteOrigin`]), `spacing` finite, positive
     /// and resolvable at these coordinates ([`GridError::BadSpacing`]), the
     /// far corner finite ([`GridError::NonFiniteBounds`]).
     pub fn new(dims: [usize; 3], origin: Vec3<R>, spacing: R) -> Result<Self, GridError> {
         if dims.iter().any(|&n| n < 2) {
             return Err(GridError::TooFewSamples);
+        }
+        if dims.iter().any(|&n| n > MAX_SAMPLES_PER_AXIS) {
+            return Err(GridError::TooManySamples);
         }
         let samples = dims.iter().try_fold(1usize, |acc, &n| acc.checked_mul(n)).ok_or(GridError::TooManySamples)?;
         if !finite_vec(&origin) {
@@ -193,9 +200,9 @@ impl<R: Real> GridLayout<R> {
             return Err(GridError::BadSpacing);
         }
         let far = Vec3::new(
-            origin.x + spacing * real_of::<R>(dims[0] - 1),
-            origin.y + spacing * real_of::<R>(dims[1] - 1),
-            origin.z + spacing * real_of::<R>(dims[2] - 1),
+            origin.x + spacing * real_of::<R>(dims[0].saturating_sub(1)),
+            origin.y + spacing * real_of::<R>(dims[1].saturating_sub(1)),
+            origin.z + spacing * real_of::<R>(dims[2].saturating_sub(1)),
         );
         if !finite_vec(&far) {
             return Err(GridError::NonFiniteBounds);
@@ -232,12 +239,12 @@ impl<R: Real> GridLayout<R> {
         let mut dims = [2usize; 3];
         for (d, e) in dims.iter_mut().zip(extent.iter()) {
             let cells = libm::ceil(e.to_f64() / spacing.to_f64());
-            if !(cells < 2_147_483_647.0) {
+            if !(cells < MAX_SAMPLES_PER_AXIS as f64) {
                 return Err(GridError::TooManySamples);
             }
             *d = core::cmp::max(cells as usize + 1, 2);
         }
-        let half_span = |n: usize| spacing * real_of::<R>(n - 1) * R::HALF;
+        let half_span = |n: usize| spacing * real_of::<R>(n.saturating_sub(1)) * R::HALF;
         let origin =
             Vec3::new(center.x - half_span(dims[0]), center.y - half_span(dims[1]), center.z - half_span(dims[2]));
         Self::new(dims, origin, spacing)
@@ -281,14 +288,21 @@ impl<R: Real> GridLayout<R> {
         Some(self.origin + Vec3::new(real_of::<R>(i), real_of::<R>(j), real_of::<R>(k)) * self.spacing)
     }
 
-    /// The world position of the sample at slice position `n` (x fastest).
-    #[inline]
-    fn point_of(&self, n: usize) -> Vec3<R> {
-        let [nx, ny, _] = self.dims;
-        // nx, ny ≥ 2 (validated): no division by zero.
-        let (i, rest) = (n % nx, n / nx);
-        let (j, k) = (rest % ny, rest / ny);
-        self.origin + Vec3::new(real_of::<R>(i), real_of::<R>(j), real_of::<R>(k)) * self.spacing
+    /// Calls `f(n, point)` for every sample in slice order (x fastest),
+    /// stopping at the first error.
+    fn for_each_sample(&self, mut f: impl FnMut(usize, Vec3<R>) -> Result<(), GridError>) -> Result<(), GridError> {
+        let [nx, ny, nz] = self.dims;
+        let mut n = 0;
+        for k in 0..nz {
+            for j in 0..ny {
+                for i in 0..nx {
+                    let p = Vec3::new(real_of::<R>(i), real_of::<R>(j), real_of::<R>(k));
+                    f(n, self.origin + p * self.spacing)?;
+                    n += 1;
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The cell of a point of the closed grid box: the slice position of its
@@ -301,17 +315,18 @@ impl<R: Real> GridLayout<R> {
         let mut frac = [R::ZERO; 3];
         let coords = [c.x - self.origin.x, c.y - self.origin.y, c.z - self.origin.z];
         for a in 0..3 {
-            let (n, rel) = (self.dims[a], coords[a]);
-            let t = rel / self.spacing;
+            let n = self.dims[a];
+            let t = coords[a] / self.spacing;
             if is_nan(t) {
                 return None;
             }
-            let t = min(max(t, R::ZERO), real_of::<R>(n - 1));
-            let fl = min(t.floor(), real_of::<R>(n - 2));
-            // fl ∈ [0, n − 2] here; `as` saturates, and the integer clamp
-            // makes the index safe whatever the rounding.
-            cell[a] = core::cmp::min(fl.to_f64() as usize, n - 2);
-            frac[a] = min(max(t - fl, R::ZERO), R::ONE);
+            let t = min(max(t, R::ZERO), real_of::<R>(n.saturating_sub(1)));
+            // t ≥ 0 and finite: the cast truncates, which is the floor; it
+            // saturates, and the integer clamp keeps the last cell's index
+            // (n ≤ 2³¹, so u32 holds every index: a cheaper cast than usize).
+            let i = core::cmp::min(t.to_f64() as u32 as usize, n.saturating_sub(2));
+            cell[a] = i;
+            frac[a] = min(max(t - real_of::<R>(i), R::ZERO), R::ONE);
         }
         let [nx, ny, _] = self.dims;
         Some((cell[0] + nx * (cell[1] + ny * cell[2]), frac))
@@ -412,9 +427,9 @@ fn eval_anywhere<R: Real>(
 /// interpolation, over a borrowed slice (x fastest, see the
 /// [module docs](self)).
 ///
-/// The gradient is the gradient of the trilinear interpolant (piecewise,
-/// continuous along the cell faces' normals only), scaled down to length 1
-/// when longer. Outside the grid box, see the module docs.
+/// The gradient is the gradient of the trilinear interpolant (piecewise
+/// bilinear: across a cell face its tangential components are continuous,
+/// the normal one jumps), scaled down to length 1 when longer. Outside the grid box, see the module docs.
 ///
 /// ```
 /// use narrowphase::sdf::grid::{fill_zeroth, Grid, GridLayout};
@@ -636,17 +651,27 @@ impl<'a, R: Real, T: GridValue> FirstOrderGrid<'a, R, T> {
         let offsets = self.layout.corner_offsets();
         let w = weights(&f);
         let h = self.layout.spacing;
+        // x − xᵢ in cell units for each corner: f − (corner bit), per axis.
+        let [x0, y0, z0] = f;
+        let (x1, y1, z1) = (x0 - R::ONE, y0 - R::ONE, z0 - R::ONE);
+        let rel = [
+            [x0, y0, z0],
+            [x1, y0, z0],
+            [x0, y1, z0],
+            [x1, y1, z0],
+            [x0, y0, z1],
+            [x1, y0, z1],
+            [x0, y1, z1],
+            [x1, y1, z1],
+        ];
         let mut value = R::ZERO;
         let mut a_bar = Vec3::zeros();
-        for (q, (off, &wq)) in offsets.iter().zip(w.iter()).enumerate() {
+        for ((off, &wq), [ux, uy, uz]) in offsets.iter().zip(w.iter()).zip(rel) {
             let n = base + off;
             let [ax, ay, az, b] = match self.values.get(4 * n..4 * n + 4)? {
                 [ax, ay, az, b] => [ax.to_real::<R>(), ay.to_real(), az.to_real(), b.to_real()],
                 _ => return None,
             };
-            // x − xᵢ in cell units: f − (corner bit).
-            let bit = |k: usize| if (q >> k) & 1 == 1 { R::ONE } else { R::ZERO };
-            let (ux, uy, uz) = (f[0] - bit(0), f[1] - bit(1), f[2] - bit(2));
             value += wq * (b + (ax * ux + ay * uy + az * uz) * h);
             a_bar += Vec3::new(ax, ay, az) * wq;
         }
@@ -696,13 +721,18 @@ pub fn fill_zeroth<'a, R: Real, T: GridValue, S: Sdf<R, 3> + ?Sized>(
     if out.len() != layout.samples {
         return Err(GridError::LengthMismatch { expected: layout.samples, found: out.len() });
     }
-    for (index, slot) in out.iter_mut().enumerate() {
-        let v = T::from_real(sdf.eval(&layout.point_of(index)).value);
+    let mut slots = out.iter_mut();
+    layout.for_each_sample(|index, p| {
+        let v = T::from_real(sdf.eval(&p).value);
         if !v.to_real::<f64>().is_finite() {
             return Err(GridError::NonFiniteValue { index });
         }
-        *slot = v;
-    }
+        // The length was checked: a slot is always there.
+        if let Some(slot) = slots.next() {
+            *slot = v;
+        }
+        Ok(())
+    })?;
     Ok(Grid { layout: *layout, values: out })
 }
 
@@ -733,9 +763,12 @@ pub fn fill_first_order<'a, R: Real, T: GridValue, S: Sdf<R, 3> + ?Sized>(
     if out.len() != expected {
         return Err(GridError::LengthMismatch { expected, found: out.len() });
     }
-    for (n, chunk) in out.chunks_exact_mut(4).enumerate() {
-        let s = sdf.eval(&layout.point_of(n));
+    let mut chunks = out.chunks_exact_mut(4);
+    layout.for_each_sample(|n, p| {
+        let s = sdf.eval(&p);
         let a = s.gradient * R::HALF;
+        // The length was checked: a chunk is always there.
+        let chunk = chunks.next().unwrap_or_default();
         for (k, (slot, v)) in chunk.iter_mut().zip([a.x, a.y, a.z, s.value]).enumerate() {
             let v = T::from_real(v);
             if !v.to_real::<f64>().is_finite() {
@@ -743,7 +776,8 @@ pub fn fill_first_order<'a, R: Real, T: GridValue, S: Sdf<R, 3> + ?Sized>(
             }
             *slot = v;
         }
-    }
+        Ok(())
+    })?;
     Ok(FirstOrderGrid { layout: *layout, values: out })
 }
 
