@@ -63,7 +63,10 @@ pub mod prelude {
     pub use crate::math::{Pt3, Real, Vec3};
     pub use crate::minkowski::{superquadric::Mode, MinkowskiOutcome, Pose2};
     pub use crate::query::{Bounds, Budget, Penetration, Proximity, Separation, ShapeError, Undetermined, Witness};
-    pub use crate::sdf::{EllipsoidMethod, EllipsoidMethodOutcome, EllipsoidWarmStart, Sdf, SdfHint};
+    pub use crate::sdf::{
+        Aabb, Difference, EllipsoidMethod, EllipsoidMethodOutcome, EllipsoidWarmStart, Intersection, IntervalSdf, Sdf,
+        SdfHint, SmoothUnion, Torus, Union,
+    };
     pub use crate::shape::{
         Affine, Bounded, Capsule, Cone, ConvexHull, Cuboid, Cylinder, Ellipsoid, MinkowskiSum, Placed, Polytope,
         PolytopeData, Pose, Rounded, Sphere, SupportHint, SupportMap,
@@ -125,6 +128,21 @@ fn _defmt_format_is_implemented() {
     check::<sdf::CappedCone<f32>>();
     check::<sdf::Halfspace<f64, 3>>();
     check::<sdf::Transformed<Sphere<f32>, f32, 2>>();
+    check::<sdf::Aabb<f32, 3>>();
+    check::<sdf::Torus<f32>>();
+    check::<sdf::Union<Sphere<f32>, sdf::Torus<f32>>>();
+    check::<sdf::Intersection<Sphere<f32>, Cuboid<f32>>>();
+    check::<sdf::Difference<Cuboid<f32>, Sphere<f32>>>();
+    check::<sdf::SmoothUnion<Sphere<f32>, Sphere<f32>, f32>>();
+    check::<sdf::interval::Interval<f64>>();
+    check::<sdf::octree::Cell<f32, 3>>();
+    check::<sdf::octree::KeptCell<f64, 2>>();
+    check::<sdf::octree::CellClass>();
+    check::<sdf::octree::OctreeMode>();
+    check::<sdf::octree::OctreeParams>();
+    check::<sdf::octree::OctreeVerdict>();
+    check::<sdf::octree::OctreeReport>();
+    check::<sdf::octree::OctreeError>();
     for_real::<f32>();
     for_real::<f64>();
 }
