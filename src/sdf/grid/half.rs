@@ -132,7 +132,7 @@ impl F16 {
 impl GridValue for F16 {
     #[inline]
     fn to_real<R: Real>(self) -> R {
-        R::lit(self.to_f64())
+        nalgebra::convert::<f32, R>(self.to_f32())
     }
     #[inline]
     fn from_real<R: Real>(x: R) -> Self {

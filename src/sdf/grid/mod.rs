@@ -80,11 +80,12 @@ pub trait GridValue: Copy {
 impl GridValue for f32 {
     #[inline]
     fn to_real<R: Real>(self) -> R {
-        R::lit(self as f64)
+        // Not through f64: that costs two soft-float calls on an f32-only FPU.
+        nalgebra::convert::<f32, R>(self)
     }
     #[inline]
     fn from_real<R: Real>(x: R) -> Self {
-        x.to_f64() as f32
+        nalgebra::convert_unchecked::<R, f32>(x)
     }
 }
 
@@ -175,7 +176,21 @@ pub const MAX_SAMPLES_PER_AXIS: usize = 1 << 31;
 /// `i` as `R` (exact up to 2²⁴ in `f32`, 2⁵³ in `f64`).
 #[inline]
 fn real_of<R: Real>(i: usize) -> R {
-    R::lit(i as f64)
+    // One conversion instruction (through f64 it costs two soft-float calls
+    // on an f32-only FPU); the fallback is unreachable for f32 and f64.
+    R::from_usize(i).unwrap_or(R::ZERO)
+}
+
+/// `t ∈ [0, 2³¹]` truncated to an integer (its floor). For single precision
+/// directly (one instruction on an FPU), otherwise through f64; `as`
+/// saturates.
+#[inline(always)]
+fn floor_index<R: Real>(t: R) -> usize {
+    if R::EPSILON > R::lit(1e-10) {
+        nalgebra::convert_unchecked::<R, f32>(t) as u32 as usize
+    } else {
+        t.to_f64() as u32 as usize
+    }
 }
 
 impl<R: Real> GridLayout<R> {
@@ -324,7 +339,7 @@ impl<R: Real> GridLayout<R> {
             // t ≥ 0 and finite: the cast truncates, which is the floor; it
             // saturates, and the integer clamp keeps the last cell's index
             // (n ≤ 2³¹, so u32 holds every index: a cheaper cast than usize).
-            let i = core::cmp::min(t.to_f64() as u32 as usize, n.saturating_sub(2));
+            let i = core::cmp::min(floor_index(t), n.saturating_sub(2));
             cell[a] = i;
             frac[a] = min(max(t - real_of::<R>(i), R::ZERO), R::ONE);
         }
