@@ -539,6 +539,23 @@ fn memory_per_grid() {
     assert_eq!(Grid::new(layout, &z64).unwrap().memory_bytes(), 32 * 32 * 32 * 8);
 }
 
+/// f32 storage read by an f64 evaluation: the same interpolant as the f32
+/// evaluation, up to f32 rounding.
+#[test]
+fn f32_storage_f64_evaluation() {
+    let body = Body::torus();
+    let layout = GridLayout::covering(&body.grid_box(), 0.1).unwrap();
+    let (z, f) = (zeroth::<f32>(body, &layout), first::<f32>(body, &layout));
+    let l32 = layout_f32(&layout);
+    let (z64, f64g) = (Grid::new(layout, &z).unwrap(), FirstOrderGrid::new(layout, &f).unwrap());
+    let (z32, f32g) = (Grid::new(l32, &z).unwrap(), FirstOrderGrid::new(l32, &f).unwrap());
+    for x in points_in(&layout.bounds().inflated(0.5), 2000, 15) {
+        let xf = x.cast::<f32>();
+        assert!((z64.eval(&x).value - z32.eval(&xf).value as f64).abs() < 1e-5, "{x:?}");
+        assert!((f64g.eval(&x).value - f32g.eval(&xf).value as f64).abs() < 1e-5, "{x:?}");
+    }
+}
+
 #[test]
 fn bad_layouts() {
     let o = V::zeros();
@@ -917,6 +934,17 @@ mod half {
             );
             assert!(lib_max < o_max && lib_max <= w_max, "{lib_max} {o_max} {w_max}");
         }
+    }
+
+    #[test]
+    fn f16_memory() {
+        let layout = GridLayout::new([32; 3], V::repeat(-1.0), 2.0 / 31.0).unwrap();
+        let f = first::<F16>(Body::sphere(), &layout);
+        let fg = FirstOrderGrid::new(layout, &f).unwrap();
+        assert_eq!(fg.memory_bytes(), 32 * 32 * 32 * 8); // 262144
+        println!("32³ first-order F16: {} bytes", fg.memory_bytes());
+        let z = zeroth::<F16>(Body::sphere(), &layout);
+        assert_eq!(Grid::new(layout, &z).unwrap().memory_bytes(), 32 * 32 * 32 * 2);
     }
 
     #[test]
