@@ -35,22 +35,9 @@ use narrowphase::sdf::{
 };
 use narrowphase::shape::{Capsule, Cuboid, Cylinder, Sphere};
 
-#[derive(Arbitrary, Debug, Clone, Copy)]
-enum Num {
-    /// `i / 256`: within ±128, exact in both precisions.
-    Small(i16),
-    /// Raw bits: NaN, ±inf, subnormal, huge.
-    Raw(f64),
-}
-
-impl Num {
-    fn get(self) -> f64 {
-        match self {
-            Num::Small(i) => i as f64 / 256.0,
-            Num::Raw(x) => x,
-        }
-    }
-}
+#[path = "shared/bodies.rs"]
+mod bodies;
+use bodies::Num;
 
 #[derive(Arbitrary, Debug)]
 enum PrimIn {
