@@ -164,6 +164,22 @@ pub struct OctreeReport {
     pub nonfinite: u32,
 }
 
+impl OctreeReport {
+    /// No cell visited, nothing found: `Separated` (disjoint boxes), and the
+    /// start of every count.
+    const NOTHING: Self = Self {
+        verdict: OctreeVerdict::Separated,
+        visited: 0,
+        inside: 0,
+        outside: 0,
+        undecided: 0,
+        stored: 0,
+        overflow: 0,
+        dropped: 0,
+        nonfinite: 0,
+    };
+}
+
 /// Why [`intersect`] could not start.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -221,17 +237,7 @@ pub fn intersect<R: Real, const D: usize, A: IntervalSdf<R, D>, B: IntervalSdf<R
     }
     match ba.intersection(&bb) {
         Some(r) => intersect_in(a, b, &r, params, stack, out),
-        None => Ok(OctreeReport {
-            verdict: OctreeVerdict::Separated,
-            visited: 0,
-            inside: 0,
-            outside: 0,
-            undecided: 0,
-            stored: 0,
-            overflow: 0,
-            dropped: 0,
-            nonfinite: 0,
-        }),
+        None => Ok(OctreeReport::NOTHING),
     }
 }
 
@@ -251,17 +257,7 @@ pub fn intersect_in<R: Real, const D: usize, A: IntervalSdf<R, D>, B: IntervalSd
     if params.max_depth > MAX_DEPTH || stack.is_empty() || D == 0 || D > 16 {
         return Err(OctreeError::BadParams);
     }
-    let mut rep = OctreeReport {
-        verdict: OctreeVerdict::Separated,
-        visited: 0,
-        inside: 0,
-        outside: 0,
-        undecided: 0,
-        stored: 0,
-        overflow: 0,
-        dropped: 0,
-        nonfinite: 0,
-    };
+    let mut rep = OctreeReport::NOTHING;
     let mut keep = |rep: &mut OctreeReport, cell: Cell<R, D>, class: CellClass| match out.get_mut(rep.stored as usize) {
         Some(slot) => {
             *slot = KeptCell { cell, class };
