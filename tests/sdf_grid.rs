@@ -367,7 +367,7 @@ fn first_order_beats_zeroth_at_equal_memory() {
         "{:<7} {:>7} {:>9} {:>12} {:>12} | {:>7} {:>9} {:>12} {:>12}",
         "body", "1st h", "bytes", "1st mean", "1st max", "0th h", "bytes", "0th mean", "0th max"
     );
-    for body in [Body::sphere(), Body::torus()] {
+    for body in [Body::sphere(), Body::torus(), Body::cuboid()] {
         for h in [0.2, 0.1, 0.05] {
             let lf = GridLayout::covering(&body.grid_box(), h).unwrap();
             let f = first::<f32>(body, &lf);
@@ -388,6 +388,9 @@ fn first_order_beats_zeroth_at_equal_memory() {
                 lz.spacing(),
                 zg.memory_bytes()
             );
+            if body.curvature(BAND, h).is_none() {
+                continue; // the box: printed, not asserted (kinks)
+            }
             assert!(f_mean < z_mean, "{} h={h}: first order {f_mean} vs zeroth {z_mean}", body.name());
             if h < 0.15 {
                 assert!(f_max < z_max, "{} h={h}: first order {f_max} vs zeroth {z_max}", body.name());
@@ -880,7 +883,7 @@ mod half {
             "{:<7} {:>7} {:>9} {:>12} {:>12} | {:>7} {:>9} {:>12} {:>12}",
             "body", "F16 h", "bytes", "1st mean", "1st max", "0th h", "bytes", "0th mean", "0th max"
         );
-        for body in [Body::sphere(), Body::torus()] {
+        for body in [Body::sphere(), Body::torus(), Body::cuboid()] {
             for h in [0.2, 0.1, 0.05] {
                 let lf = GridLayout::covering(&body.grid_box(), h).unwrap();
                 let f = first::<F16>(body, &lf);
@@ -901,6 +904,9 @@ mod half {
                     lz.spacing(),
                     zg.memory_bytes()
                 );
+                if body.curvature(BAND, h).is_none() {
+                    continue; // the box: printed, not asserted (kinks)
+                }
                 assert!(f_mean < z_mean, "{} h={h}: F16 first order {f_mean} vs f32 zeroth {z_mean}", body.name());
                 if h < 0.15 {
                     assert!(f_max < z_max, "{} h={h}: F16 first order {f_max} vs f32 zeroth {z_max}", body.name());
