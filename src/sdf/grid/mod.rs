@@ -13,7 +13,7 @@
 //!   memory (the zeroth-order grid with ∛4 times the samples per axis) it is
 //!   the more accurate near a curved surface; see `tests/sdf_grid.rs`.
 //! - [`GridValue`]: the stored number type: `f32`, `f64`, and with the `f16`
-//!   feature [`F16`] (IEEE binary16, the crate's own conversion), which halves
+//!   feature `F16` (IEEE binary16, the crate's own conversion), which halves
 //!   the memory (§4.3: a first-order `F16` grid needs twice the bytes of a
 //!   zeroth-order `f32` grid of the same resolution).
 //!
