@@ -11,7 +11,9 @@
 //!   per-sample expansions `f(xᵢ) + ½∇f(xᵢ)·(x − xᵢ)`, which reproduces every
 //!   quadratic exactly (error `O(h³)` where the SDF is smooth). At equal
 //!   memory (the zeroth-order grid with ∛4 times the samples per axis) it is
-//!   the more accurate near a curved surface; see `tests/sdf_grid.rs`.
+//!   the more accurate near a smooth curved surface, by 10–100× once the
+//!   cells are well below the radius of curvature; near kinks (a box's edges
+//!   and corners) the two are on par. See `tests/sdf_grid.rs`.
 //! - [`GridValue`]: the stored number type: `f32`, `f64`, and with the `f16`
 //!   feature `F16` (IEEE binary16, the crate's own conversion), which halves
 //!   the memory (§4.3: a first-order `F16` grid needs twice the bytes of a
