@@ -234,7 +234,11 @@ impl<R: Real> GridLayout<R> {
     /// The layout with cells of size `spacing` that covers `bounds`, centred
     /// on it: `⌈extent/spacing⌉ + 1` samples per axis (at least 2). Inflate
     /// `bounds` first to keep a margin around a body (the field's sign
-    /// outside the grid is right only for bodies inside it).
+    /// outside the grid is right only for bodies inside it). Errors: a box
+    /// with a NaN, infinite or inverted bound ([`GridError::NonFiniteOrigin`]),
+    /// a bad `spacing` ([`GridError::BadSpacing`]), more than
+    /// [`MAX_SAMPLES_PER_AXIS`] samples on an axis
+    /// ([`GridError::TooManySamples`]), and those of [`new`](Self::new).
     ///
     /// ```
     /// use narrowphase::sdf::{grid::GridLayout, Aabb};
