@@ -15,8 +15,10 @@
 //! # Cases (criterion group `<workload>_<f32|f64>`)
 //! - `intersect_<n>`: Algorithm 2 from the detection points in order until
 //!   the first hit (a yes/no collision query);
-//! - `contacts_<n>`: [`contacts`]: Algorithm 2 from every point, Algorithm 3
-//!   from every hit, merged. Contacts per second = distinct contacts (the
+//! - `contacts_<n>`: [`contacts`] with the default parameters: Algorithm 2
+//!   from every point, Algorithm 3 from every hit not covered by a stored
+//!   contact, merged; `contacts_all_<n>`: Algorithm 3 from every hit (the
+//!   paper; `skip_covered_hits: false`). Contacts per second = distinct contacts (the
 //!   table) / median time.
 //!
 //! ```text
@@ -85,13 +87,14 @@ fn workload<R: Real, A: Sdf<R, 3>, B: Sdf<R, 3>>(c: &mut Criterion, name: &str, 
         let (hit, steps) = first_hit(a, b, points, &p);
         let depth = out[..r.stored as usize].iter().map(|c| c.depth.to_f64()).fold(0.0, f64::max);
         rows.push(format!(
-            "  {:>3} points: first hit {:5} after {:4} steps | contacts {} (hits {}, merged {}, dropped {}, unconverged {}, undetermined {}), {:6} steps, {:.1} steps/point, depth {:.4}",
+            "  {:>3} points: first hit {:5} after {:4} steps | contacts {} (hits {}, merged {}, covered {}, dropped {}, unconverged {}, undetermined {}), {:6} steps, {:.1} steps/point, depth {:.4}",
             n.pow(3),
             hit,
             steps,
             r.distinct,
             r.hits,
             r.merged,
+            r.covered,
             r.dropped,
             r.unconverged,
             r.undetermined,
@@ -113,6 +116,13 @@ fn workload<R: Real, A: Sdf<R, 3>, B: Sdf<R, 3>>(c: &mut Criterion, name: &str, 
             bn.iter(|| {
                 let mut out = [GradientContact::<R, 3>::default(); 16];
                 contacts(black_box(a), black_box(b), points, &p, &mut out).map(|r| r.stored)
+            })
+        });
+        let all = GradientParams { skip_covered_hits: false, ..p };
+        g.bench_function(format!("contacts_all_{k}"), |bn| {
+            bn.iter(|| {
+                let mut out = [GradientContact::<R, 3>::default(); 16];
+                contacts(black_box(a), black_box(b), points, &all, &mut out).map(|r| r.stored)
             })
         });
     }

@@ -297,7 +297,10 @@ fn linked_tori_give_two_contact_regions() {
         let (comps, cell) = components(|x| phi_a(x) < 0.0 && phi_b(x) < 0.0, &region, 60);
         assert_eq!(comps.len(), 2, "{label}: brute force sees {} regions", comps.len());
         let mut out = [GradientContact::default(); 8];
-        let report = run(&a, &b, 4, &GradientParams::default(), &mut out);
+        // Algorithm 3 from every hit (the paper) here; the default skips
+        // covered hits (checked on the slab and channel bodies).
+        let params = GradientParams { skip_covered_hits: label == "rotated", ..GradientParams::default() };
+        let report = run(&a, &b, 4, &params, &mut out);
         println!("tori {label}: {report:?}");
         assert_eq!((report.stored, report.dropped), (2, 0), "{label}: {report:?}");
         let mut seen = [false; 2];
@@ -681,9 +684,19 @@ fn lattice_points_are_cell_centres_and_bad_boxes_are_refused() {
 fn many_detection_points_on_one_region_merge_into_one_contact() {
     let a = translated(Sphere::new(1.0).unwrap(), V3::new(0.2, -0.1, 1.9));
     let b = BoxN::new(V3::new(1.0, 1.0, 1.0)).unwrap();
-    let mut out = [GradientContact::default(); 8];
-    let report = run(&a, &b, 4, &GradientParams::default(), &mut out);
-    assert!(report.hits > 4, "{report:?}");
-    assert_eq!(report.stored, 1);
-    assert_eq!(report.merged + report.stored, report.hits - report.undetermined);
+    let truth_a = V3::new(0.2, -0.1, 0.9);
+    let mut depths = Vec::new();
+    for skip in [false, true] {
+        let params = GradientParams { skip_covered_hits: skip, ..GradientParams::default() };
+        let mut out = [GradientContact::default(); 8];
+        let report = run(&a, &b, 4, &params, &mut out);
+        assert!(report.hits > 4, "{report:?}");
+        assert_eq!(report.stored, 1);
+        // Every hit is accounted for: stored, merged, covered (skipped).
+        assert_eq!(report.merged + report.covered + report.stored, report.hits - report.undetermined, "{report:?}");
+        assert_eq!(report.covered > 0, skip, "{report:?}");
+        assert!((out[0].p_a - truth_a).norm() < 1e-4);
+        depths.push(out[0].depth);
+    }
+    assert!((depths[0] - depths[1]).abs() < 1e-9 && (depths[0] - 0.1).abs() < 1e-6, "{depths:?}");
 }

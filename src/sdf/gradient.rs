@@ -173,17 +173,26 @@ pub struct GradientParams<R> {
     /// Two contacts whose `p_a` and whose `p_b` both lie within
     /// `merge·scale` of each other are one contact region (the deeper is kept).
     pub merge: R,
+    /// In [`contacts`]: a hit whose straight segment to a stored contact's
+    /// midpoint `(p_a + p_b)/2` lies inside both bodies is in that contact's
+    /// region; skip Algorithm 3 from it (counted in
+    /// [`GradientReport::covered`]). For convex pairs the contact from it
+    /// would be the same; for a non-convex overlap region a deeper local
+    /// minimum inside the same region could be missed. `false` runs
+    /// Algorithm 3 from every hit, as the paper does.
+    pub skip_covered_hits: bool,
 }
 
 impl<R: Real> Default for GradientParams<R> {
     /// 256 iterations per descent, tolerance `max(1000·ε, 1e-6)` (≈1.2e-4
     /// for f32, 1e-6 for f64), step 0.25 (a quarter of the detection box's
-    /// diagonal), merge radius 0.02.
+    /// diagonal), merge radius 0.02, covered hits skipped.
     fn default() -> Self {
         Self {
             budget: Budget { max_iterations: 256, tolerance: max(R::EPSILON * R::lit(1000.0), R::lit(1.0e-6)) },
             step: R::lit(0.25),
             merge: R::lit(0.02),
+            skip_covered_hits: true,
         }
     }
 }
@@ -436,6 +445,9 @@ pub struct GradientReport {
     pub stored: u32,
     /// Contacts merged into a stored one (same region).
     pub merged: u32,
+    /// Hits inside a stored contact's region, Algorithm 3 skipped
+    /// ([`GradientParams::skip_covered_hits`]).
+    pub covered: u32,
     /// Contacts that matched no stored contact while the buffer was full.
     /// They are not merged among themselves (no storage), so one lost
     /// region may be counted more than once.
@@ -1003,7 +1015,9 @@ where
 // ---------------------------------------------------------------------------
 // Many detection points
 
-/// Algorithm 2 from every detection point, Algorithm 3 from every hit;
+/// Algorithm 2 from every detection point, Algorithm 3 from every hit
+/// (except, by default, hits inside the region of a contact already stored:
+/// [`GradientParams::skip_covered_hits`]);
 /// a contact of the same region as a stored one is merged into it (the
 /// deeper one is kept), the others are stored in `out` in the order found.
 /// Same region: `p_a` and `p_b` both within `merge·scale` of the stored
@@ -1072,6 +1086,16 @@ where
             continue;
         };
         report.hits = count(report.hits);
+        if params.skip_covered_hits {
+            let covered = out
+                .iter()
+                .take(report.stored as usize)
+                .any(|c| segment_inside(a, b, &point, &((c.p_a + c.p_b) * R::HALF), f.tol));
+            if covered {
+                report.covered = count(report.covered);
+                continue;
+            }
+        }
         let c = match contact_in(a, b, &point, params, &frame_at(s, params, &point)) {
             ContactOutcome::Contact(c) => c,
             ContactOutcome::Undetermined { best: Some(c), .. } => {
@@ -1110,12 +1134,20 @@ where
     if norm(&(c.p_a - old.p_a)) <= f.merge && norm(&(c.p_b - old.p_b)) <= f.merge {
         return true;
     }
-    let m0 = (c.p_a + c.p_b) * R::HALF;
-    let m1 = (old.p_a + old.p_b) * R::HALF;
+    segment_inside(a, b, &((c.p_a + c.p_b) * R::HALF), &((old.p_a + old.p_b) * R::HALF), f.tol)
+}
+
+/// [`MERGE_SAMPLES`] interior points of the segment `[m0, m1]` all inside
+/// both bodies (within `tol`).
+fn segment_inside<R: Real, const D: usize, A, B>(a: &A, b: &B, m0: &SVector<R, D>, m1: &SVector<R, D>, tol: R) -> bool
+where
+    A: Sdf<R, D> + ?Sized,
+    B: Sdf<R, D> + ?Sized,
+{
     let n = R::lit(f64::from(MERGE_SAMPLES + 1));
     (1..=MERGE_SAMPLES).all(|k| {
         let x = m0 + (m1 - m0) * (R::lit(f64::from(k)) / n);
-        a.eval(&x).value <= f.tol && b.eval(&x).value <= f.tol
+        a.eval(&x).value <= tol && b.eval(&x).value <= tol
     })
 }
 
