@@ -37,6 +37,9 @@ pub use csg::{Difference, Intersection, SmoothUnion, Union};
 pub use ellipsoid_method::{
     EllipsoidMethod, EllipsoidMethodOutcome, EllipsoidWarmStart, InitialRegion, SdfContact, Stop,
 };
+#[cfg(feature = "f16")]
+pub use grid::F16;
+pub use grid::{fill_first_order, fill_zeroth, FirstOrderGrid, Grid, GridError, GridLayout, GridValue};
 pub use interval_sdf::IntervalSdf;
 pub use polytope_sdf::TIE_TOLERANCE_EPS;
 pub use shapes::{BoxN, CappedCone, Halfspace, Transformed};
