@@ -298,3 +298,42 @@ fn queries_do_not_allocate_f64() {
     assert!(t.separated > 0 && t.intersecting > 0 && t.epa_penetrating > 0 && t.mpr_hits > 0, "{t:?}");
     assert!(t.sdf_determined > 500, "{t:?}");
 }
+
+/// SDF family II: the interval octree, sampled grids (built into caller
+/// buffers beforehand), the gradient methods and the particle method run
+/// with caller-owned storage only.
+#[test]
+fn general_sdf_queries_do_not_allocate() {
+    use nalgebra::Matrix3;
+    use narrowphase::sdf::gradient::{self, GradientContact, GradientParams};
+    use narrowphase::sdf::octree::{self, Cell, KeptCell, OctreeParams};
+    use narrowphase::sdf::{fill_first_order, Sdf, Torus, Transformed};
+
+    let ring = Placed::new(Torus::new(1.0_f64, 0.25).unwrap(), Pose::identity());
+    let turned = Placed::new(
+        Torus::new(1.0_f64, 0.25).unwrap(),
+        Pose::from_parts(Translation3::new(1.0, 0.0, 0.0), Rotation3::from_axis_angle(&Vector3::y_axis(), 1.5707963)),
+    );
+    let ball =
+        Transformed::new(Sphere::new(0.6_f64).unwrap(), Matrix3::identity(), 1.0, Vector3::new(1.0, 0.0, 0.3)).unwrap();
+    let layout = narrowphase::sdf::GridLayout::covering(&ring.bounding_box().inflated(0.2), 0.1).unwrap();
+    let mut values = vec![0.0_f64; 4 * layout.samples()];
+    let mut stack = vec![Cell::<f64, 3>::default(); octree::required_stack(3, 6)];
+    let mut kept = vec![KeptCell::<f64, 3>::default(); 512];
+    let mut points = vec![Vector3::<f64>::zeros(); 512];
+    let mut found = vec![GradientContact::<f64, 3>::default(); 8];
+
+    let before = allocations();
+    let grid = fill_first_order(&ring, &layout, &mut values).unwrap();
+    let rep = octree::intersect(&ring, &turned, &OctreeParams::default(), &mut stack, &mut kept).unwrap();
+    let n = rep.stored as usize;
+    for (p, k) in points.iter_mut().zip(&kept[..n]) {
+        *p = k.cell.aabb.center();
+    }
+    let r1 = gradient::contacts(&ring, &turned, &points[..n], &GradientParams::default(), &mut found).unwrap();
+    let r2 = gradient::contacts(&grid, &ball, &points[..n.min(64)], &GradientParams::default(), &mut found).unwrap();
+    let v = grid.eval(&Vector3::new(1.0, 0.0, 0.1)).value;
+    let after = allocations();
+    assert_eq!(after, before, "SDF family II allocated");
+    assert!(n > 0 && r1.stored >= 1 && r2.hits > 0 && v < 0.0, "{rep:?} {r1:?} {r2:?} {v}");
+}
