@@ -28,6 +28,13 @@
 //! depth-8 octree in 3D), known before the query. A smaller stack is
 //! allowed: a cell that does not fit is counted in
 //! [`OctreeReport::dropped`] and the verdict can no longer be `Separated`.
+//!
+//! The price of depth first: kept cells arrive region by region, so when
+//! the output overflows ([`OctreeReport::overflow`]) the stored cells may
+//! all come from the first region found, where the paper's queue would have
+//! given coarse cells of every region first. For detection points size the
+//! output for the depth (at most `2^(D·depth)` cells; in practice the
+//! surface of the overlap) or use a shallow depth (3–4).
 
 use super::interval::{box_intervals, Interval};
 use super::{Aabb, IntervalSdf};
