@@ -10,8 +10,8 @@ use common::{pose, rng};
 use nalgebra::{Matrix3, Rotation3, SVector, Vector2, Vector3};
 use narrowphase::query::{ShapeError, Undetermined};
 use narrowphase::sdf::gradient::{
-    contact, contacts, intersection_test, lattice_points, ContactOutcome, GradientContact, GradientError,
-    GradientParams, GradientReport, IntersectionOutcome,
+    contact, contacts, intersection_test, lattice_points, protrusion_points, ContactOutcome, GradientContact,
+    GradientError, GradientParams, GradientReport, IntersectionOutcome,
 };
 use narrowphase::sdf::{
     Aabb, Ball, BoxN, Difference, EllipsoidMethod, EllipsoidWarmStart, Halfspace, Sdf, SdfAccuracy, SdfSample, Torus,
@@ -699,4 +699,42 @@ fn many_detection_points_on_one_region_merge_into_one_contact() {
         depths.push(out[0].depth);
     }
     assert!((depths[0] - depths[1]).abs() < 1e-9 && (depths[0] - 0.1).abs() < 1e-6, "{depths:?}");
+}
+
+/// A thin spike poking into a slab (Liu et al. §4.2, Fig. 5–6): protrusion
+/// points as detection points find its contact (closed form: the spike's
+/// tip is the deepest point, 0.15 deep).
+#[test]
+fn protrusion_points_find_a_thin_spike() {
+    let along_x = *Rotation3::from_euler_angles(0.0, std::f64::consts::FRAC_PI_2, 0.0).matrix();
+    let spike = Transformed::new(Capsule::new(0.5, 0.05).unwrap(), along_x, 1.0, V3::new(1.5, 0.0, 0.0)).unwrap();
+    let body = Union::new(Sphere::new(1.0).unwrap(), spike);
+    let slab = translated(BoxN::new(V3::new(0.55, 1.5, 1.5)).unwrap(), V3::new(2.45, 0.0, 0.0)); // x ≥ 1.9
+    let mut points = [V3::zeros(); 256];
+    let r = protrusion_points(&body, &body.bounding_box(), 41, 0.1, 0.0, &mut points).unwrap();
+    assert_eq!((r.samples, r.found), (41 * 41 * 41, r.stored));
+    let mut out = [GradientContact::default(); 4];
+    let report = contacts(&body, &slab, &points[..r.stored], &GradientParams::default(), &mut out).unwrap();
+    assert_eq!(report.stored, 1, "{report:?}");
+    let c = out[0];
+    assert!((c.p_a - V3::new(2.05, 0.0, 0.0)).norm() < 1e-4, "{c:?}");
+    assert!((c.depth - 0.15).abs() < 1e-6 && (c.depth_a - 0.15).abs() < 1e-6, "{c:?}");
+    assert!((c.depth_b - 0.05).abs() < 1e-5, "the spike's axis inside the slab: {c:?}");
+    assert!((c.n_b - V3::x()).norm() < 1e-4, "{c:?}");
+    assert!((c.n_a + V3::x()).norm() < 1e-4, "{c:?}");
+    // For comparison, the 2^3 lattice of the detection box.
+    let mut lattice_out = [GradientContact::default(); 4];
+    let lattice = run(&body, &slab, 2, &GradientParams::default(), &mut lattice_out);
+    println!("spike: protrusion points {r:?} -> {report:?}; 2^3 lattice -> {lattice:?}");
+    // Bad input and a full buffer.
+    let bb = body.bounding_box();
+    assert_eq!(protrusion_points(&body, &bb, 4, 0.0, 0.0, &mut points), Err(GradientError::InvalidParams));
+    assert_eq!(protrusion_points(&body, &bb, 4, 0.1, f64::NAN, &mut points), Err(GradientError::InvalidParams));
+    assert_eq!(
+        protrusion_points(&body, &bb, 1000, 0.1, 0.0, &mut points),
+        Err(GradientError::TooManySamples { requested: 1_000_000_000 })
+    );
+    assert_eq!(protrusion_points(&body, &bb, 0, 0.1, 0.0, &mut points), Err(GradientError::ZeroPoints));
+    let small = protrusion_points(&body, &bb, 41, 0.1, 0.0, &mut points[..3]).unwrap();
+    assert_eq!((small.found, small.stored), (r.found, 3));
 }

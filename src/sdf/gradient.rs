@@ -19,7 +19,9 @@
 //!   bodies: tori, CSG).
 //! - [`lattice_points`] makes detection points: the cell centres of a
 //!   regular split of a box (§4.2; the octree of [`super::octree`] gives the
-//!   centres of its kept cells instead — [`contacts`] takes any slice).
+//!   centres of its kept cells instead — [`contacts`] takes any slice);
+//!   [`protrusion_points`] adds points inside thin protrusions of a body
+//!   (§4.2, Fig. 6), which a coarse lattice misses.
 //!
 //! # Where this departs from the paper's pseudocode, and why
 //! The paper's text is the specification; its pseudocode is loose:
@@ -248,6 +250,11 @@ pub enum GradientError {
         needed: usize,
         /// Points the buffer holds.
         capacity: usize,
+    },
+    /// More grid samples than [`MAX_PROTRUSION_SAMPLES`] were asked for.
+    TooManySamples {
+        /// Samples requested (`usize::MAX` when the count overflows).
+        requested: usize,
     },
 }
 
@@ -932,7 +939,10 @@ where
     let (go, gi) = (out_of.eval(p).gradient, into.eval(p).gradient);
     let (co, ci) = (central_gradient(out_of, p, h), central_gradient(into, p, h));
     let agree = R::lit(SMOOTH_AGREEMENT);
-    let smooth = |g: &SVector<R, D>, c: &SVector<R, D>| normalize(c).is_some_and(|c| norm(&(c - g)) <= agree);
+    // Smooth: the difference quotients match the gradient, length included
+    // (on a capsule's core segment they nearly cancel while the gradient
+    // has length 1).
+    let smooth = |g: &SVector<R, D>, c: &SVector<R, D>| norm(&(c - g)) <= agree;
     match (smooth(&go, &co), smooth(&gi, &ci)) {
         (true, true) => go - gi,
         (true, false) => go,
@@ -1254,6 +1264,115 @@ pub fn lattice_points<R: Real, const D: usize>(
     Ok(needed)
 }
 
+/// Most grid samples one [`protrusion_points`] call visits (`2^24`: the
+/// work stays bounded whatever `per_axis` is).
+pub const MAX_PROTRUSION_SAMPLES: usize = 1 << 24;
+
+/// The counts of one [`protrusion_points`] call.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct ProtrusionReport {
+    /// Grid samples visited.
+    pub samples: usize,
+    /// Samples that met the condition.
+    pub found: usize,
+    /// Written to `out[..stored]` (the first found, in grid order);
+    /// `found − stored` were dropped for lack of room.
+    pub stored: usize,
+}
+
+/// Surface protrusion detection points (§4.2, Fig. 6): the cell centres `x`
+/// of a regular `per_axis^D` grid over `region` with `φ(x) < boundary`
+/// whose `2D` axis neighbours `x ± reach·eᵢ` have `φ > boundary` in at
+/// least `2D − 2` cases (the paper's "four of six" in 3D): points inside a
+/// protrusion thinner than about `2·reach` (a spike, a fin, a thin shell),
+/// which a coarse lattice of the detection box can miss, and, as the paper
+/// notes, points just under convex parts of the surface. Transform them
+/// with the body when it moves (the body here is already placed).
+///
+/// Errors: as [`lattice_points`] for the box and `per_axis`; a `reach` or
+/// `boundary` that is not finite, or `reach ≤ 0`, is
+/// [`GradientError::InvalidParams`]; more than [`MAX_PROTRUSION_SAMPLES`]
+/// samples is [`GradientError::TooManySamples`]. A full `out` is reported
+/// (`found > stored`), never silent.
+///
+/// ```
+/// use narrowphase::sdf::gradient::protrusion_points;
+/// use narrowphase::sdf::{Sdf, Transformed, Union};
+/// use narrowphase::shape::{Capsule, Sphere};
+/// use nalgebra::{Matrix3, Rotation3, Vector3};
+/// // A unit ball with a thin spike (radius 0.05) along +x up to x = 2.
+/// let along_x = *Rotation3::from_euler_angles(0.0, std::f64::consts::FRAC_PI_2, 0.0).matrix();
+/// let spike = Transformed::new(Capsule::new(0.5, 0.05).unwrap(), along_x, 1.0, Vector3::new(1.5, 0.0, 0.0)).unwrap();
+/// let body = Union::new(Sphere::new(1.0_f64).unwrap(), spike);
+/// let mut out = [Vector3::zeros(); 128];
+/// let r = protrusion_points(&body, &body.bounding_box(), 41, 0.1, 0.0, &mut out).unwrap();
+/// assert_eq!(r.found, r.stored);
+/// let points = &out[..r.stored];
+/// // Inside, within `reach` of the surface: the spike, and a few points just
+/// // under the ball's curved surface (where it is convex, as the paper says).
+/// assert!(points.iter().all(|p| (-0.1..0.0).contains(&body.eval(p).value)));
+/// assert!(points.iter().filter(|p| p.x > 1.0 && p.y.abs() < 0.05 && p.z.abs() < 0.05).count() >= 14);
+/// ```
+pub fn protrusion_points<R: Real, const D: usize, S: Sdf<R, D> + ?Sized>(
+    body: &S,
+    region: &Aabb<R, D>,
+    per_axis: u32,
+    reach: R,
+    boundary: R,
+    out: &mut [SVector<R, D>],
+) -> Result<ProtrusionReport, GradientError> {
+    region.check().map_err(GradientError::InvalidBox)?;
+    if !region.is_finite() || !finite_vec(&region.extent()) {
+        return Err(GradientError::Unbounded);
+    }
+    if per_axis == 0 {
+        return Err(GradientError::ZeroPoints);
+    }
+    if !(reach.finite() && reach > R::ZERO && boundary.finite()) {
+        return Err(GradientError::InvalidParams);
+    }
+    let n = per_axis as usize;
+    let requested = u32::try_from(D).ok().and_then(|d| n.checked_pow(d)).unwrap_or(usize::MAX);
+    if requested > MAX_PROTRUSION_SAMPLES {
+        return Err(GradientError::TooManySamples { requested });
+    }
+    let cell = region.extent() / R::lit(per_axis as f64);
+    let needed_outside = (2 * D).saturating_sub(2);
+    let mut report = ProtrusionReport::default();
+    for k in 0..requested {
+        let mut rest = k;
+        let mut x = region.min;
+        for (xi, ci) in x.iter_mut().zip(cell.iter()) {
+            let index = rest % n;
+            rest /= n;
+            *xi += *ci * (R::lit(index as f64) + R::HALF);
+        }
+        report.samples += 1;
+        if !(body.eval(&x).value < boundary) {
+            continue;
+        }
+        let mut outside = 0;
+        for i in 0..D {
+            let mut e = SVector::<R, D>::zeros();
+            if let Some(c) = e.get_mut(i) {
+                *c = reach;
+            }
+            outside += usize::from(body.eval(&(x + e)).value > boundary);
+            outside += usize::from(body.eval(&(x - e)).value > boundary);
+        }
+        if outside < needed_outside {
+            continue;
+        }
+        report.found += 1;
+        if let Some(slot) = out.get_mut(report.stored) {
+            *slot = x;
+            report.stored += 1;
+        }
+    }
+    Ok(report)
+}
+
 #[cfg(feature = "defmt")]
 #[allow(dead_code)]
 fn _defmt_check() {
@@ -1264,4 +1383,5 @@ fn _defmt_check() {
     check::<GradientContact<f32, 3>>();
     check::<ContactOutcome<f32, 3>>();
     check::<GradientReport>();
+    check::<ProtrusionReport>();
 }
