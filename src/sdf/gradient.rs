@@ -1242,11 +1242,10 @@ pub fn lattice_points<R: Real, const D: usize>(
     if !region.is_finite() || !finite_vec(&region.extent()) {
         return Err(GradientError::Unbounded);
     }
-    if per_axis == 0 {
-        return Err(GradientError::ZeroPoints);
-    }
-    let n = per_axis as usize;
-    let needed = u32::try_from(D).ok().and_then(|d| n.checked_pow(d)).unwrap_or(usize::MAX);
+    // Non-zero by type: the index arithmetic below has no division-by-zero
+    // path.
+    let n = core::num::NonZeroUsize::new(per_axis as usize).ok_or(GradientError::ZeroPoints)?;
+    let needed = u32::try_from(D).ok().and_then(|d| n.get().checked_pow(d)).unwrap_or(usize::MAX);
     if needed > out.len() {
         return Err(GradientError::Capacity { needed, capacity: out.len() });
     }
@@ -1326,14 +1325,13 @@ pub fn protrusion_points<R: Real, const D: usize, S: Sdf<R, D> + ?Sized>(
     if !region.is_finite() || !finite_vec(&region.extent()) {
         return Err(GradientError::Unbounded);
     }
-    if per_axis == 0 {
-        return Err(GradientError::ZeroPoints);
-    }
+    // Non-zero by type: the index arithmetic below has no division-by-zero
+    // path.
+    let n = core::num::NonZeroUsize::new(per_axis as usize).ok_or(GradientError::ZeroPoints)?;
     if !(reach.finite() && reach > R::ZERO && boundary.finite()) {
         return Err(GradientError::InvalidParams);
     }
-    let n = per_axis as usize;
-    let requested = u32::try_from(D).ok().and_then(|d| n.checked_pow(d)).unwrap_or(usize::MAX);
+    let requested = u32::try_from(D).ok().and_then(|d| n.get().checked_pow(d)).unwrap_or(usize::MAX);
     if requested > MAX_PROTRUSION_SAMPLES {
         return Err(GradientError::TooManySamples { requested });
     }
