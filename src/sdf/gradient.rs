@@ -14,9 +14,9 @@
 //!   `p_b = argmin_{x∈B} φ_A(x)`, the deepest point of B inside A, each a
 //!   local minimiser found from the starting point.
 //! - [`contacts`] runs Algorithm 2 from every detection point, Algorithm 3
-//!   from every hit, and merges the contacts that converge to the same
-//!   points, so that k separate contact regions give k contacts (non-convex
-//!   bodies: tori, CSG).
+//!   from every hit, and merges the contacts of one region (same points, or
+//!   joined by a segment inside both bodies), so that k separate contact
+//!   regions give k contacts (non-convex bodies: tori, CSG).
 //! - [`lattice_points`] makes detection points: the cell centres of a
 //!   regular split of a box (§4.2; the octree of [`super::octree`] gives the
 //!   centres of its kept cells instead — [`contacts`] takes any slice);
@@ -32,9 +32,10 @@
 //!    lowers the objective (`φ_B` for `p_a`); a rejected step halves `s`, an
 //!    accepted one doubles it again up to the initial step. The objective
 //!    never increases over the feasible iterates (monotone descent), and the
-//!    run stops when `s` falls below the tolerance or an accepted step moved
+//!    run stalls when `s` falls below the tolerance or an accepted step moved
 //!    the point by less than the tolerance (both: no descent direction left
-//!    at that resolution — a stationary point of the constrained problem).
+//!    at that resolution); a stall is a stationary point of the constrained
+//!    problem once the check of decision 7 confirms it.
 //! 2. **Algorithm 3's loop condition.** `while φ_A < 0 and φ_B < 0` ends as
 //!    soon as a projection lands on A's surface (`φ_A = 0`), i.e. after one
 //!    step; the deepest point then depends on the step size, not on the
@@ -84,7 +85,7 @@
 //!    objective, and plain step halving stalls far from the minimiser
 //!    (0.2–0.6 units in that test). Two remedies from nonsmooth
 //!    optimisation (gradient sampling / bundle directions):
-//!    - a rejected trial (step `s`, halved) whose gradient differs from the
+//!    - a rejected trial of step `s` whose gradient differs from the
 //!      direction used by more than `max(`[`SMOOTH_AGREEMENT`]`, 2s/|φ|)`
 //!      saw the other side of a ridge (near a convex feature a distance
 //!      field's gradient turns by about `s/|φ|` over a step `s`; a face
@@ -108,7 +109,7 @@
 //! the smaller finite diagonal of the two boxes. The initial step is
 //! `step·scale`, the absolute tolerance `tol = tolerance·scale` (never below
 //! 16 ulps of the largest start coordinate), the merge radius
-//! `merge·scale`. Two unbounded bodies (two halfspaces) have no scale:
+//! `merge·scale`, the central-difference length `h = √tolerance·scale`. Two unbounded bodies (two halfspaces) have no scale:
 //! [`Undetermined::NonFinite`].
 //!
 //! # What the answers mean
@@ -163,8 +164,11 @@ pub const MERGE_SAMPLES: u32 = 8;
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct GradientParams<R> {
-    /// `max_iterations`: cap on the gradient steps of one descent (one run of
-    /// Algorithm 2; each of the two descents of Algorithm 3). `tolerance`:
+    /// `max_iterations`: cap on the iterations of one descent (one run of
+    /// Algorithm 2; each of the two descents of Algorithm 3); an iteration
+    /// is a gradient step, an extrapolation trial or a stall check, each at
+    /// most `2 + PROJECTION_CAP` SDF evaluations (a stall check `2D`).
+    /// `tolerance`:
     /// relative to the scale, the smallest step and the smallest move that
     /// still count as progress; also the depth of the shrunk body the
     /// intersection test searches.
