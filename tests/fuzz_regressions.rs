@@ -403,3 +403,47 @@ fn f64_thin_a_plate_is_not_colliding() {
     let out = ellipsoids(&ea, &pa, &eb, &pb);
     assert!(not_hard_colliding(&out), "{gap} apart, f64 says {out:?}");
 }
+
+/// `fuzz/regressions/superquadric/crash-4b7b1ae5…` (campaign of
+/// 2026-11-22): a pose rotation from a raw quaternion whose components
+/// (−3.4e-161) square to subnormals is not orthonormal (its normalisation is
+/// off by ~1.7e-3), and the checker answered a certified `Separated` with a
+/// normal of length 1.0017. Closed form: such a matrix scales lengths, so no
+/// answer built on it can carry a unit normal; the checker must say so
+/// (`Degenerate`), in 2D as in 3D, while a true rotation still decides.
+#[test]
+fn non_orthonormal_pose_rotations_are_degenerate_in_the_superquadric_checker() {
+    use narrowphase::minkowski::superquadric::Mode;
+    let sq = Superquadric::new(Vector3::new(1.0_f64, 0.5, 0.8), 1.2, 0.7).unwrap();
+    let e = Ellipsoid::new(Vector3::new(0.3, 0.2, 0.4)).unwrap();
+    let apart = Translation3::new(5.0, 0.0, 0.0);
+    let skewed = nalgebra::Rotation3::from_matrix_unchecked(Matrix3::identity() * 1.0017);
+    for mode in [Mode::Decide, Mode::Margin] {
+        let bad = ellipsoid_superquadric(
+            &sq,
+            &Pose::from_parts(apart, skewed),
+            &e,
+            &Pose::identity(),
+            &Budget::default(),
+            mode,
+        );
+        assert!(matches!(bad, MinkowskiOutcome::Undetermined { reason: Undetermined::Degenerate, .. }), "{bad:?}");
+        let good = ellipsoid_superquadric(
+            &sq,
+            &Pose::from_parts(apart, Default::default()),
+            &e,
+            &Pose::identity(),
+            &Budget::default(),
+            mode,
+        );
+        assert_eq!(good.is_colliding(), Some(false), "{good:?}");
+    }
+    let se = Superellipse::new(Vector2::new(1.0_f64, 0.5), 0.7).unwrap();
+    let el = Ellipse::new(Vector2::new(0.3, 0.2)).unwrap();
+    let skewed2 = Pose2::from_parts(
+        Translation2::new(5.0, 0.0),
+        nalgebra::Rotation2::from_matrix_unchecked(nalgebra::Matrix2::identity() * 1.0017),
+    );
+    let bad = ellipse_superellipse(&se, &skewed2, &el, &Pose2::identity(), &Budget::default(), Mode::Decide);
+    assert!(matches!(bad, MinkowskiOutcome::Undetermined { reason: Undetermined::Degenerate, .. }), "{bad:?}");
+}

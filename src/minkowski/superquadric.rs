@@ -378,7 +378,11 @@ fn check_budget<R: Real>(budget: &Budget<R>) -> Option<R> {
 }
 
 fn non_finite<R: Real, V>() -> MinkowskiOutcome<R, V> {
-    MinkowskiOutcome::Undetermined { reason: Undetermined::NonFinite, iterations: 0, residual: R::INFINITY }
+    undetermined_at_start(Undetermined::NonFinite)
+}
+
+fn undetermined_at_start<R: Real, V>(reason: Undetermined) -> MinkowskiOutcome<R, V> {
+    MinkowskiOutcome::Undetermined { reason, iterations: 0, residual: R::INFINITY }
 }
 
 // ---------------------------------------------------------------- 3D ----
@@ -479,25 +483,34 @@ impl<R: Real> Sq3<R> {
 
 /// The ellipse(oid) seen from the superquadric's frame (poses `(r1, t1)` and
 /// `(r2, t2)`, ellipse semi-axes `b`): the relative rotation `R = r1ᵀr2`, the
-/// centre `p = r1ᵀ(t2 − t1)` and the shape matrix `M = R·diag(b²)·Rᵀ`; `None`
-/// when a pose or the offset is not finite. Shared by 2D and 3D.
+/// centre `p = r1ᵀ(t2 − t1)` and the shape matrix `M = R·diag(b²)·Rᵀ`; `Err(NonFinite)`
+/// when a pose or the offset is not finite, `Err(Degenerate)` when a rotation
+/// is not orthonormal. Shared by 2D and 3D.
 fn relative_frame<R: Real, const D: usize>(
     r1: &SMatrix<R, D, D>,
     t1: &SVector<R, D>,
     r2: &SMatrix<R, D, D>,
     t2: &SVector<R, D>,
     b: &SVector<R, D>,
-) -> Option<(SMatrix<R, D, D>, SVector<R, D>, SMatrix<R, D, D>)> {
+) -> Result<(SMatrix<R, D, D>, SVector<R, D>, SMatrix<R, D, D>), Undetermined> {
     if !r1.iter().chain(r2.iter()).chain(t1.iter()).chain(t2.iter()).all(|c| c.finite()) {
-        return None;
+        return Err(Undetermined::NonFinite);
+    }
+    // Rotations within 1e3·ε of orthonormal (as `sdf::Transformed` asks):
+    // a pose built from a quaternion whose norm underflowed is not one, and
+    // its normals are not unit (fuzz finding: length 1.0017).
+    let tol = R::EPSILON * R::lit(1.0e3);
+    let orthonormal = |r: &SMatrix<R, D, D>| (r.tr_mul(r) - SMatrix::<R, D, D>::identity()).abs().max() < tol;
+    if !orthonormal(r1) || !orthonormal(r2) {
+        return Err(Undetermined::Degenerate);
     }
     let rot = r1.transpose() * r2;
     let p = r1.transpose() * (t2 - t1);
     if !p.iter().all(|c| c.finite()) {
-        return None;
+        return Err(Undetermined::NonFinite);
     }
     let m = rot * SMatrix::from_diagonal(&b.component_mul(b)) * rot.transpose();
-    Some((rot, p, m))
+    Ok((rot, p, m))
 }
 
 /// Exact collision test of an ellipsoid and a superquadric (Algorithm 1, 3D).
@@ -536,10 +549,9 @@ pub fn ellipsoid_superquadric<R: Real>(
     let r1 = superquadric_pose.rotation.matrix();
     let t1 = superquadric_pose.translation.vector;
     let b = ellipsoid.semi_axes();
-    let Some((rot, p, m)) =
-        relative_frame(r1, &t1, ellipsoid_pose.rotation.matrix(), &ellipsoid_pose.translation.vector, &b)
-    else {
-        return non_finite();
+    let (rot, p, m) = match relative_frame(r1, &t1, ellipsoid_pose.rotation.matrix(), &ellipsoid_pose.translation.vector, &b) {
+        Ok(frame) => frame,
+        Err(reason) => return undetermined_at_start(reason),
     };
     let (e1, e2) = superquadric.exponents();
     let gamma = |e: R| R::ONE / min(e, R::TWO - e);
@@ -890,10 +902,9 @@ pub fn ellipse_superellipse<R: Real>(
     let r1 = superellipse_pose.rotation.matrix();
     let t1 = superellipse_pose.translation.vector;
     let b = ellipse.semi_axes();
-    let Some((rot, p, m)) =
-        relative_frame(r1, &t1, ellipse_pose.rotation.matrix(), &ellipse_pose.translation.vector, &b)
-    else {
-        return non_finite();
+    let (rot, p, m) = match relative_frame(r1, &t1, ellipse_pose.rotation.matrix(), &ellipse_pose.translation.vector, &b) {
+        Ok(frame) => frame,
+        Err(reason) => return undetermined_at_start(reason),
     };
     let se = Se2 { a: superellipse.semi_axes(), e: superellipse.exponent(), m, floor: Real::sqrt(R::EPSILON) };
     let frame = Frame { rot: *r1, t: t1 };
