@@ -447,3 +447,66 @@ fn non_orthonormal_pose_rotations_are_degenerate_in_the_superquadric_checker() {
     let bad = ellipse_superellipse(&se, &skewed2, &el, &Pose2::identity(), &Budget::default(), Mode::Decide);
     assert!(matches!(bad, MinkowskiOutcome::Undetermined { reason: Undetermined::Degenerate, .. }), "{bad:?}");
 }
+
+/// `fuzz/regressions/epa/crash-a0baeb64…` (campaign of 2026-11-22): f32, a
+/// flat cone (half-height 2.26e6, radius 8.59e9) against a rounded ball
+/// 2.36e6 above it. EPA answered `Undetermined::Degenerate` with the bracket
+/// inverted, lower 91776 > upper 91690: a support value below the closest
+/// face's distance, which only rounding at coordinates ~1e10 (f32 ulp ≈ 1e3)
+/// can produce. A bracket must stay ordered whatever the answer.
+#[test]
+fn f32_epa_bounds_stay_ordered_at_1e10() {
+    let s = |i: f32| i / 256.0;
+    let a = Placed::new(
+        Cone::new(2261634.5_f32, 8589934591.996).unwrap(),
+        Pose::from_parts(
+            Translation3::new(s(16705.0), s(16705.0), s(24129.0)),
+            nalgebra::Rotation3::new(Vector3::repeat(s(24158.0))),
+        ),
+    );
+    let b = Placed::new(
+        Rounded::new(Sphere::new(s(24158.0)).unwrap(), Sphere::new(s(16731.0)).unwrap()),
+        Pose::from_parts(Translation3::new(s(16705.0), s(16705.0), 2359295.999999992), Default::default()),
+    );
+    let budget = Budget::new(255, Budget::<f32>::default().tolerance);
+    let check = |what: &str, o: &Proximity<f32>| match o {
+        Proximity::Undetermined { bounds, .. } => assert!(!(bounds.lower > bounds.upper), "{what}: {o:?}"),
+        Proximity::Penetrating(p) => assert!(p.bounds.lower <= p.depth && p.depth <= p.bounds.upper, "{what}: {o:?}"),
+        Proximity::Separated(s) => {
+            assert!(s.bounds.lower <= s.distance && s.distance <= s.bounds.upper, "{what}: {o:?}")
+        }
+    };
+    check("contact", &narrowphase::support::contact::contact(&a, &b, &budget, &mut GjkCache::default()));
+    if let GjkOutcome::Intersecting(simplex) = gjk::distance(&a, &b, &budget, &mut GjkCache::default()) {
+        check("epa", &epa::penetration(&a, &b, &simplex, &budget));
+    }
+}
+
+/// `fuzz/regressions/mpr/crash-aa0e7979…` (campaign of 2026-11-22): a
+/// sphere under a linear map with entries −2e81 (a body ~1e83 across)
+/// against an affine capsule. `mpr::intersect` answered `Penetrating` with
+/// NaN witness points: `n·n` of the portal normal overflows (the open
+/// overflow class above, at a smaller size). Now such an answer is
+/// `Undetermined::NonFinite`; a determined answer never carries NaN.
+#[test]
+fn f64_mpr_never_answers_with_nan_witnesses() {
+    let s = |i: f64| i / 256.0;
+    let big = -1.993854408381186e81;
+    let ma = Matrix3::from_iterator([80.0, -204.0, 26569.0, 0.0, 14649.0, 11833.0, 0.0, 14649.0, 14649.0].map(s));
+    let mb = Matrix3::from_iterator([0.0, big, big, big, big, big, big, big, s(-199.0)]);
+    let a = Placed::new(
+        Affine::new(Capsule::new(s(19761.0), s(12495.0)).unwrap(), ma, Vector3::zeros()).unwrap(),
+        Pose::from_parts(Translation3::new(s(57.0), 0.0, 0.0), Default::default()),
+    );
+    let b = Placed::new(
+        Affine::new(Sphere::new(s(14592.0)).unwrap(), mb, Vector3::zeros()).unwrap(),
+        Pose::from_parts(Translation3::new(91536490624.99998, s(28049.0), s(911.0)), Default::default()),
+    );
+    let budget = Budget::new(192, Budget::<f64>::default().tolerance);
+    for out in [mpr::intersect(&a, &b, &budget), mpr::penetration(&a, &b, &budget)] {
+        if let MprOutcome::Penetrating(p) = out {
+            let w = p.witness;
+            assert!(w.point_a.coords.iter().chain(w.point_b.coords.iter()).all(|c| c.is_finite()), "{out:?}");
+        }
+    }
+}

@@ -212,12 +212,17 @@ impl<R: Real> Track<R> {
         max(R::EPSILON * R::lit(16.0), self.tol * R::lit(0.25)) * self.scale
     }
     /// Signed-distance bounds given the current closest face distance.
+    /// A support value below the face distance is rounding (the face lies
+    /// inside the CSO); the two then swap places so that the bracket stays
+    /// ordered (campaign finding: f32 at coordinates ~1e10, lower 91776 >
+    /// upper 91690, within the 1e3 rounding of those coordinates).
     fn bounds(&self, lower: Option<R>) -> Bounds<R> {
         let upper = match lower {
             Some(d) if d >= R::ZERO => -d,
             _ => self.d0,
         };
-        Bounds { lower: -self.upper, upper }
+        let support = -self.upper;
+        Bounds { lower: min(support, upper), upper: max(support, upper) }
     }
 }
 

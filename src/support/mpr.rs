@@ -459,6 +459,11 @@ fn penetrating<R: Real>(portal: &[CsoPoint<R>; 3], n: &Vec3<R>, unit: &Vec3<R>, 
     let l3 = R::ONE - l1 - l2;
     let point_a = Pt3::from(q1.a.coords * l1 + q2.a.coords * l2 + q3.a.coords * l3);
     let point_b = Pt3::from(q1.b.coords * l1 + q2.b.coords * l2 + q3.b.coords * l3);
+    if !(finite_vec(&point_a.coords) && finite_vec(&point_b.coords)) {
+        // `n·n` overflows for bodies beyond ~1e77 (campaign finding: NaN
+        // witness points at 3.2e82); a determined answer never carries NaN.
+        return MprOutcome::Undetermined { reason: Undetermined::NonFinite, bounds: Bounds::unknown() };
+    }
     MprOutcome::Penetrating(Penetration {
         depth: max(dist, R::ZERO),
         bounds: Bounds { lower: dist, upper },
