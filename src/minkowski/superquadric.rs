@@ -481,6 +481,9 @@ impl<R: Real> Sq3<R> {
     }
 }
 
+/// `(R, p, M)` of [`relative_frame`].
+type RelativeFrame<R, const D: usize> = (SMatrix<R, D, D>, SVector<R, D>, SMatrix<R, D, D>);
+
 /// The ellipse(oid) seen from the superquadric's frame (poses `(r1, t1)` and
 /// `(r2, t2)`, ellipse semi-axes `b`): the relative rotation `R = r1ᵀr2`, the
 /// centre `p = r1ᵀ(t2 − t1)` and the shape matrix `M = R·diag(b²)·Rᵀ`; `Err(NonFinite)`
@@ -492,7 +495,7 @@ fn relative_frame<R: Real, const D: usize>(
     r2: &SMatrix<R, D, D>,
     t2: &SVector<R, D>,
     b: &SVector<R, D>,
-) -> Result<(SMatrix<R, D, D>, SVector<R, D>, SMatrix<R, D, D>), Undetermined> {
+) -> Result<RelativeFrame<R, D>, Undetermined> {
     if !r1.iter().chain(r2.iter()).chain(t1.iter()).chain(t2.iter()).all(|c| c.finite()) {
         return Err(Undetermined::NonFinite);
     }
