@@ -306,6 +306,7 @@ fn queries_do_not_allocate_f64() {
 fn general_sdf_queries_do_not_allocate() {
     use nalgebra::Matrix3;
     use narrowphase::sdf::gradient::{self, GradientContact, GradientParams};
+    use narrowphase::sdf::particles::{particle_contacts, ParticleContact, ParticleParams};
     use narrowphase::sdf::octree::{self, Cell, KeptCell, OctreeParams};
     use narrowphase::sdf::{fill_first_order, Sdf, Torus, Transformed};
 
@@ -322,6 +323,7 @@ fn general_sdf_queries_do_not_allocate() {
     let mut kept = vec![KeptCell::<f64, 3>::default(); 512];
     let mut points = vec![Vector3::<f64>::zeros(); 512];
     let mut found = vec![GradientContact::<f64, 3>::default(); 8];
+    let mut particles = vec![ParticleContact::<f64, 3>::default(); 32];
 
     let before = allocations();
     let grid = fill_first_order(&ring, &layout, &mut values).unwrap();
@@ -333,7 +335,10 @@ fn general_sdf_queries_do_not_allocate() {
     let r1 = gradient::contacts(&ring, &turned, &points[..n], &GradientParams::default(), &mut found).unwrap();
     let r2 = gradient::contacts(&grid, &ball, &points[..n.min(64)], &GradientParams::default(), &mut found).unwrap();
     let v = grid.eval(&Vector3::new(1.0, 0.0, 0.1)).value;
+    let thin = ParticleParams { thinning: Some(0.05), ..ParticleParams::default() };
+    let r3 = particle_contacts(&ring, &turned, &thin, &mut particles).unwrap();
     let after = allocations();
     assert_eq!(after, before, "SDF family II allocated");
     assert!(n > 0 && r1.stored >= 1 && r2.hits > 0 && v < 0.0, "{rep:?} {r1:?} {r2:?} {v}");
+    assert!(r3.stored > 0 && r3.merged > 0, "{r3:?}");
 }
