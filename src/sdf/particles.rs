@@ -351,6 +351,72 @@ impl<R: Real + defmt::Format, const D: usize> defmt::Format for ParticleReport<R
     }
 }
 
+/// One pair's particle set: the region (the intersection of the bounding
+/// boxes), its resolution and particle count, and the absolute `ε` and
+/// thinning cell. [`particle_contacts`] runs on it, and the `gpu` pipeline
+/// builds its per-pair inputs from it, so both project the same particles.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PairSetup<R: Real, const D: usize> {
+    /// Where the particles are placed.
+    pub region: Aabb<R, D>,
+    /// Particles per axis (Algorithm 1).
+    pub resolution: [u32; D],
+    /// `Π resolution` (at most [`MAX_PARTICLES`]).
+    pub count: u32,
+    /// The hit threshold `ε`, absolute: [`ParticleParams::epsilon`] times
+    /// the region's diagonal (the bodies' bounding radius for a point).
+    pub epsilon: R,
+    /// The thinning cell, absolute, if any.
+    pub cell: Option<R>,
+}
+
+#[cfg(feature = "defmt")]
+impl<R: Real + defmt::Format, const D: usize> defmt::Format for PairSetup<R, D> {
+    fn format(&self, f: defmt::Formatter) {
+        defmt::write!(f, "PairSetup {{ region: {}, count: {}, epsilon: {} }}", self.region, self.count, self.epsilon)
+    }
+}
+
+/// The particle set of a pair ([`PairSetup`]); `Ok(None)` when the bounding
+/// boxes do not meet (no particle: the bodies are apart).
+pub fn pair_setup<R: Real, const D: usize, A: Sdf<R, D> + ?Sized, B: Sdf<R, D> + ?Sized>(
+    a: &A,
+    b: &B,
+    params: &ParticleParams<R>,
+) -> Result<Option<PairSetup<R, D>>, ParticleError> {
+    let ok = |x: R| x.finite() && x >= R::ZERO;
+    if params.max_steps == 0 || !ok(params.epsilon) || params.thinning.is_some_and(|t| !(ok(t) && t > R::ZERO)) {
+        return Err(ParticleError::BadParams);
+    }
+    if params.resolution == 0 || D == 0 {
+        return Err(ParticleError::ZeroResolution);
+    }
+    let (ba, bb) = (a.bounding_box(), b.bounding_box());
+    if ba.check().is_err() || bb.check().is_err() {
+        return Err(ParticleError::BadRegion);
+    }
+    let Some(region) = ba.intersection(&bb) else { return Ok(None) };
+    if !region.is_finite() {
+        return Err(ParticleError::BadRegion);
+    }
+    let extent = region.extent();
+    let resolution = sample_resolution(&extent, params.resolution)?;
+    let count = particle_count(&resolution).ok_or(ParticleError::TooManyParticles)?;
+    let diagonal = norm(&extent);
+    if !diagonal.finite() {
+        return Err(ParticleError::BadRegion);
+    }
+    // A point-like region (touching corners): the bodies' own size instead.
+    let scale = if diagonal > R::ZERO { diagonal } else { max(a.bounding_ball().radius, R::MIN_POSITIVE) };
+    Ok(Some(PairSetup {
+        region,
+        resolution,
+        count,
+        epsilon: params.epsilon * scale,
+        cell: params.thinning.map(|t| t * scale),
+    }))
+}
+
 /// The particle method on one pair: particles on the intersection of the
 /// bounding boxes, projected onto the surface of `A ∩ B`; hits into `out`
 /// (the deepest kept when it is full; one per thinning cell with
@@ -380,17 +446,6 @@ pub fn particle_contacts<R: Real, const D: usize, A: Sdf<R, D> + ?Sized, B: Sdf<
     params: &ParticleParams<R>,
     out: &mut [ParticleContact<R, D>],
 ) -> Result<ParticleReport<R, D>, ParticleError> {
-    let ok = |x: R| x.finite() && x >= R::ZERO;
-    if params.max_steps == 0 || !ok(params.epsilon) || params.thinning.is_some_and(|t| !(ok(t) && t > R::ZERO)) {
-        return Err(ParticleError::BadParams);
-    }
-    if params.resolution == 0 || D == 0 {
-        return Err(ParticleError::ZeroResolution);
-    }
-    let (ba, bb) = (a.bounding_box(), b.bounding_box());
-    if ba.check().is_err() || bb.check().is_err() {
-        return Err(ParticleError::BadRegion);
-    }
     let mut rep = ParticleReport {
         region: None,
         resolution: [0; D],
@@ -401,21 +456,8 @@ pub fn particle_contacts<R: Real, const D: usize, A: Sdf<R, D> + ?Sized, B: Sdf<
         dropped: 0,
         nonfinite: 0,
     };
-    let Some(region) = ba.intersection(&bb) else { return Ok(rep) };
-    if !region.is_finite() {
-        return Err(ParticleError::BadRegion);
-    }
-    let extent = region.extent();
-    let resolution = sample_resolution(&extent, params.resolution)?;
-    let count = particle_count(&resolution).ok_or(ParticleError::TooManyParticles)?;
-    let diagonal = norm(&extent);
-    if !diagonal.finite() {
-        return Err(ParticleError::BadRegion);
-    }
-    // A point-like region (touching corners): the bodies' own size instead.
-    let scale = if diagonal > R::ZERO { diagonal } else { max(a.bounding_ball().radius, R::MIN_POSITIVE) };
-    let epsilon = params.epsilon * scale;
-    let cell = params.thinning.map(|t| t * scale);
+    let Some(setup) = pair_setup(a, b, params)? else { return Ok(rep) };
+    let PairSetup { region, resolution, count, epsilon, cell } = setup;
     rep.region = Some(region);
     rep.resolution = resolution;
     for i in 0..count {
@@ -498,4 +540,5 @@ fn _defmt_check() {
     check::<Projection<f32, 3>>();
     check::<ParticleContact<f64, 2>>();
     check::<ParticleReport<f32, 3>>();
+    check::<PairSetup<f32, 3>>();
 }
