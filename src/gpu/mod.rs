@@ -1,1 +1,754 @@
-//! The wgpu particle pipeline (in progress).
+//! The particle method for many pairs at once on a GPU (feature `gpu`,
+//! wgpu): Algorithm 3 of Krayer et al. (*Intersection Distance Field
+//! Collision for GPU*, §4.3).
+//!
+//! Per frame the host builds every pair's particle set exactly as the CPU
+//! method does ([`pair_setup`]: the intersection of the bounding boxes, the
+//! per-axis resolution of Algorithm 1, `ε`) and the running particle counts;
+//! then one dispatch runs one invocation per particle of every pair
+//! (`particles.wgsl`):
+//! 1. **count**: each invocation finds its pair by binary search on the
+//!    running counts (Algorithm 3 line 3), places its particle at its cell's
+//!    centre, runs the iterated projection (Algorithm 2) and counts a hit
+//!    with an atomic add on its pair's counter;
+//! 2. **prefix sum** over the counts — on the host (one pass over the pairs,
+//!    between the two dispatches, where the buffer sizes are decided anyway);
+//! 3. **write**: the same projections again, each hit written at its pair's
+//!    offset plus an atomic cursor; read back, sorted per pair by particle
+//!    index (the order within a pair is the GPU's), so results are
+//!    reproducible and comparable with [`particle_contacts`].
+//!
+//! The WGSL SDFs are twins of the CPU ones (sphere, box, capsule, cylinder,
+//! torus under a rigid pose): same formulas, f32. Sampled grids, CSG and
+//! the k-deepest / thinning rules stay on the CPU for now.
+//!
+//! ```no_run
+//! use narrowphase::gpu::{GpuParticles, GpuShape};
+//! use narrowphase::prelude::*;
+//! use narrowphase::sdf::particles::ParticleParams;
+//! use nalgebra::{Translation3, Vector3};
+//!
+//! let mut gpu = GpuParticles::new_blocking()?; // once
+//! gpu.upload_shapes(&[
+//!     GpuShape::Cuboid(Cuboid::new(Vector3::new(1.0, 1.0, 1.0)).unwrap()),
+//!     GpuShape::Sphere(Sphere::new(1.0).unwrap()),
+//! ])?; // once
+//! // Every frame: one pose per shape, the pairs to test.
+//! let poses = [Pose::identity(), Pose::from_parts(Translation3::new(0.0, 0.0, 1.8), Default::default())];
+//! let frame = gpu.contacts_blocking(&poses, &[(0, 1)], &ParticleParams::default())?;
+//! for c in frame.pair(0) {
+//!     let _ = (c.point, c.normal, c.depth);
+//! }
+//! # Ok::<(), narrowphase::gpu::GpuError>(())
+//! ```
+//!
+//! [`pair_setup`]: crate::sdf::particles::pair_setup
+//! [`particle_contacts`]: crate::sdf::particles::particle_contacts
+
+use std::future::Future;
+use std::ops::Range;
+use std::pin::Pin;
+use std::string::{String, ToString};
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::Arc;
+use std::task::{Context, Poll, Wake, Waker};
+use std::vec::Vec;
+use std::{format, vec};
+
+use crate::math::Vec3;
+use crate::sdf::particles::{pair_setup, ParticleError, ParticleParams};
+use crate::sdf::{Aabb, Ball, Sdf, SdfAccuracy, SdfSample, Torus};
+use crate::shape::{Capsule, Cuboid, Cylinder, Placed, Pose, Sphere};
+
+/// The shader, loaded into the binary.
+const SHADER: &str = include_str!("particles.wgsl");
+/// Invocations per workgroup (`@workgroup_size(64)` in the shader).
+const WORKGROUP: u32 = 64;
+
+/// A shape the GPU evaluates (in its own frame; the pose comes per frame).
+/// Its [`Sdf`] is the CPU twin: the CPU reference runs the same shapes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum GpuShape {
+    /// A ball.
+    Sphere(Sphere<f32>),
+    /// A box.
+    Cuboid(Cuboid<f32>),
+    /// A capsule along z.
+    Capsule(Capsule<f32>),
+    /// A cylinder along z.
+    Cylinder(Cylinder<f32>),
+    /// A torus about z.
+    Torus(Torus<f32>),
+}
+
+impl GpuShape {
+    /// `(kind, params)` as the shader's `Shape`.
+    fn encode(&self) -> (u32, [f32; 4]) {
+        match self {
+            GpuShape::Sphere(s) => (0, [s.radius(), 0.0, 0.0, 0.0]),
+            GpuShape::Cuboid(c) => {
+                let h = c.half_extents();
+                (1, [h.x, h.y, h.z, 0.0])
+            }
+            GpuShape::Capsule(c) => (2, [c.half_length(), c.radius(), 0.0, 0.0]),
+            GpuShape::Cylinder(c) => (3, [c.radius(), c.half_height(), 0.0, 0.0]),
+            GpuShape::Torus(t) => (4, [t.major(), t.minor(), 0.0, 0.0]),
+        }
+    }
+}
+
+impl Sdf<f32, 3> for GpuShape {
+    fn eval(&self, x: &Vec3<f32>) -> SdfSample<f32, 3> {
+        match self {
+            GpuShape::Sphere(s) => Sdf::<f32, 3>::eval(s, x),
+            GpuShape::Cuboid(s) => s.eval(x),
+            GpuShape::Capsule(s) => Sdf::<f32, 3>::eval(s, x),
+            GpuShape::Cylinder(s) => s.eval(x),
+            GpuShape::Torus(s) => s.eval(x),
+        }
+    }
+    fn accuracy(&self) -> SdfAccuracy {
+        SdfAccuracy::Exact
+    }
+    fn bounding_ball(&self) -> Ball<f32, 3> {
+        match self {
+            GpuShape::Sphere(s) => Sdf::<f32, 3>::bounding_ball(s),
+            GpuShape::Cuboid(s) => s.bounding_ball(),
+            GpuShape::Capsule(s) => Sdf::<f32, 3>::bounding_ball(s),
+            GpuShape::Cylinder(s) => s.bounding_ball(),
+            GpuShape::Torus(s) => s.bounding_ball(),
+        }
+    }
+    fn bounding_box(&self) -> Aabb<f32, 3> {
+        match self {
+            GpuShape::Sphere(s) => Sdf::<f32, 3>::bounding_box(s),
+            GpuShape::Cuboid(s) => s.bounding_box(),
+            GpuShape::Capsule(s) => Sdf::<f32, 3>::bounding_box(s),
+            GpuShape::Cylinder(s) => s.bounding_box(),
+            GpuShape::Torus(s) => s.bounding_box(),
+        }
+    }
+}
+
+/// Why the GPU pipeline could not answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GpuError {
+    /// No GPU adapter (not even a software one such as Mesa's lavapipe).
+    NoAdapter(String),
+    /// The adapter refused a device.
+    Device(String),
+    /// A request beyond a limit: `what`, how much was asked, the limit.
+    LimitExceeded {
+        /// The quantity.
+        what: &'static str,
+        /// Requested.
+        requested: u64,
+        /// Allowed.
+        limit: u64,
+    },
+    /// A pair names a shape that was not uploaded, or poses and shapes
+    /// differ in number.
+    BadIndex {
+        /// The index.
+        index: u32,
+        /// Shapes uploaded.
+        shapes: u32,
+    },
+    /// A pair's particle set could not be built (as on the CPU).
+    Particles(ParticleError),
+    /// A pose that is not finite.
+    NonFinitePose(u32),
+    /// Reading results back failed.
+    Readback(String),
+}
+
+impl core::fmt::Display for GpuError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            GpuError::NoAdapter(s) => write!(f, "no GPU adapter: {s}"),
+            GpuError::Device(s) => write!(f, "no GPU device: {s}"),
+            GpuError::LimitExceeded { what, requested, limit } => {
+                write!(f, "{what}: {requested} requested, limit {limit}")
+            }
+            GpuError::BadIndex { index, shapes } => write!(f, "shape index {index}, {shapes} shapes uploaded"),
+            GpuError::Particles(e) => write!(f, "particle set: {e:?}"),
+            GpuError::NonFinitePose(i) => write!(f, "pose {i} is not finite"),
+            GpuError::Readback(s) => write!(f, "readback: {s}"),
+        }
+    }
+}
+
+impl std::error::Error for GpuError {}
+
+/// One contact from the GPU.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GpuContact {
+    /// The pair (index into the frame's pair list).
+    pub pair: u32,
+    /// The particle within the pair (as [`particle_position`](crate::sdf::particles::particle_position)).
+    pub particle: u32,
+    /// On the surface of `A ∩ B` (within `ε`).
+    pub point: Vec3<f32>,
+    /// `∇φ_B` at the point.
+    pub normal: Vec3<f32>,
+    /// `min(φ_A, φ_B)`.
+    pub depth: f32,
+    /// Projection steps taken.
+    pub steps: u32,
+}
+
+/// The contacts of one frame, grouped by pair.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FrameContacts {
+    /// All contacts, pair by pair, each pair's by particle index.
+    pub contacts: Vec<GpuContact>,
+    /// `contacts[ranges[k]]` are pair `k`'s.
+    pub ranges: Vec<Range<usize>>,
+    /// Particles projected (all pairs).
+    pub particles: u64,
+}
+
+impl FrameContacts {
+    /// Pair `k`'s contacts (empty for an unknown pair).
+    pub fn pair(&self, k: usize) -> &[GpuContact] {
+        self.ranges.get(k).and_then(|r| self.contacts.get(r.clone())).unwrap_or(&[])
+    }
+}
+
+/// A buffer that grows when a frame needs more.
+struct Grow {
+    buffer: wgpu::Buffer,
+    size: u64,
+    usage: wgpu::BufferUsages,
+    label: &'static str,
+}
+
+impl Grow {
+    fn new(device: &wgpu::Device, label: &'static str, usage: wgpu::BufferUsages) -> Self {
+        let size = 256;
+        let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size,
+            usage,
+            mapped_at_creation: false,
+        });
+        Self { buffer, size, usage, label }
+    }
+    /// At least `bytes` (rounded up to a power of two); `true` when it was
+    /// reallocated (bind groups must be rebuilt).
+    fn ensure(&mut self, device: &wgpu::Device, bytes: u64) -> bool {
+        if bytes <= self.size {
+            return false;
+        }
+        let size = bytes.next_power_of_two().max(256);
+        self.buffer = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(self.label),
+            size,
+            usage: self.usage,
+            mapped_at_creation: false,
+        });
+        self.size = size;
+        true
+    }
+}
+
+/// The GPU pipeline: create once, upload shapes once, query every frame.
+/// Buffers are reused between frames and grow when a frame needs more.
+pub struct GpuParticles {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    info: String,
+    layout: wgpu::BindGroupLayout,
+    count: wgpu::ComputePipeline,
+    write: wgpu::ComputePipeline,
+    probe: wgpu::ComputePipeline,
+    params: wgpu::Buffer,
+    shapes: Grow,
+    poses: Grow,
+    pairs: Grow,
+    ends: Grow,
+    counts: Grow,
+    offsets: Grow,
+    contacts: Grow,
+    probes: Grow,
+    probe_out: Grow,
+    readback: Grow,
+    cpu_shapes: Vec<GpuShape>,
+    max_storage: u64,
+}
+
+/// Storage usage for inputs written by the host.
+fn input_usage() -> wgpu::BufferUsages {
+    wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST
+}
+
+/// Storage usage for outputs read back.
+fn output_usage() -> wgpu::BufferUsages {
+    wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST
+}
+
+fn push_f32(out: &mut Vec<u8>, v: f32) {
+    out.extend_from_slice(&v.to_le_bytes());
+}
+
+fn push_u32(out: &mut Vec<u8>, v: u32) {
+    out.extend_from_slice(&v.to_le_bytes());
+}
+
+fn read_f32(b: &[u8], at: usize) -> f32 {
+    b.get(at..at + 4).and_then(|s| s.try_into().ok()).map_or(f32::NAN, f32::from_le_bytes)
+}
+
+fn read_u32(b: &[u8], at: usize) -> u32 {
+    b.get(at..at + 4).and_then(|s| s.try_into().ok()).map_or(0, u32::from_le_bytes)
+}
+
+impl GpuParticles {
+    /// Opens the first adapter wgpu offers (high performance preferred;
+    /// Mesa's lavapipe on a machine without a GPU) and builds the pipeline.
+    pub async fn new() -> Result<Self, GpuError> {
+        if wgpu::Instance::enabled_backend_features().is_empty() {
+            return Err(GpuError::NoAdapter("no wgpu backend compiled for this platform".into()));
+        }
+        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+        let adapter = instance
+            .request_adapter(&wgpu::RequestAdapterOptions {
+                power_preference: wgpu::PowerPreference::HighPerformance,
+                ..Default::default()
+            })
+            .await
+            .map_err(|e| GpuError::NoAdapter(e.to_string()))?;
+        let info = adapter.get_info();
+        let info = format!("{} ({:?}, {})", info.name, info.backend, info.driver);
+        let limits = adapter.limits();
+        let (device, queue) = adapter
+            .request_device(&wgpu::DeviceDescriptor {
+                label: Some("narrowphase"),
+                required_limits: limits.clone(),
+                ..Default::default()
+            })
+            .await
+            .map_err(|e| GpuError::Device(e.to_string()))?;
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("particles.wgsl"),
+            source: wgpu::ShaderSource::Wgsl(SHADER.into()),
+        });
+        let entry = |binding: u32, ty: wgpu::BufferBindingType| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer { ty, has_dynamic_offset: false, min_binding_size: None },
+            count: None,
+        };
+        let ro = wgpu::BufferBindingType::Storage { read_only: true };
+        let rw = wgpu::BufferBindingType::Storage { read_only: false };
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("particles"),
+            entries: &[
+                entry(0, wgpu::BufferBindingType::Uniform),
+                entry(1, ro),
+                entry(2, ro),
+                entry(3, ro),
+                entry(4, ro),
+                entry(5, rw),
+                entry(6, ro),
+                entry(7, rw),
+                entry(8, ro),
+                entry(9, rw),
+            ],
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("particles"),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let pipeline = |name: &str| {
+            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(name),
+                layout: Some(&pipeline_layout),
+                module: &module,
+                entry_point: Some(name),
+                compilation_options: Default::default(),
+                cache: None,
+            })
+        };
+        let (count, write, probe) = (pipeline("count"), pipeline("write"), pipeline("probe"));
+        let params = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("params"),
+            size: 16,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let readback_usage = wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST;
+        Ok(Self {
+            shapes: Grow::new(&device, "shapes", input_usage()),
+            poses: Grow::new(&device, "poses", input_usage()),
+            pairs: Grow::new(&device, "pairs", input_usage()),
+            ends: Grow::new(&device, "ends", input_usage()),
+            counts: Grow::new(&device, "counts", output_usage()),
+            offsets: Grow::new(&device, "offsets", input_usage()),
+            contacts: Grow::new(&device, "contacts", output_usage()),
+            probes: Grow::new(&device, "probes", input_usage()),
+            probe_out: Grow::new(&device, "probe_out", output_usage()),
+            readback: Grow::new(&device, "readback", readback_usage),
+            max_storage: limits.max_storage_buffer_binding_size.min(limits.max_buffer_size),
+            device,
+            queue,
+            info,
+            layout,
+            count,
+            write,
+            probe,
+            params,
+            cpu_shapes: Vec::new(),
+        })
+    }
+
+    /// [`new`](Self::new), blocking the calling thread.
+    pub fn new_blocking() -> Result<Self, GpuError> {
+        block_on(Self::new())
+    }
+
+    /// The adapter's name, backend and driver.
+    pub fn adapter_info(&self) -> &str {
+        &self.info
+    }
+
+    /// The shapes, once (or whenever they change); pairs name them by index
+    /// and every frame gives one pose per shape.
+    pub fn upload_shapes(&mut self, shapes: &[GpuShape]) -> Result<(), GpuError> {
+        let mut bytes = Vec::with_capacity(shapes.len() * 32);
+        for s in shapes {
+            let (kind, p) = s.encode();
+            p.iter().for_each(|&v| push_f32(&mut bytes, v));
+            push_u32(&mut bytes, kind);
+            (0..3).for_each(|_| push_u32(&mut bytes, 0));
+        }
+        self.check_size("shape buffer bytes", bytes.len() as u64)?;
+        self.shapes.ensure(&self.device, bytes.len() as u64);
+        self.queue.write_buffer(&self.shapes.buffer, 0, &bytes);
+        self.cpu_shapes = shapes.to_vec();
+        Ok(())
+    }
+
+    /// The uploaded shapes placed at `poses`: what the CPU reference runs.
+    pub fn placed(&self, poses: &[Pose<f32>]) -> Vec<Placed<GpuShape, f32>> {
+        self.cpu_shapes.iter().zip(poses).map(|(s, p)| Placed::new(*s, *p)).collect()
+    }
+
+    fn check_size(&self, what: &'static str, bytes: u64) -> Result<(), GpuError> {
+        if bytes > self.max_storage {
+            return Err(GpuError::LimitExceeded { what, requested: bytes, limit: self.max_storage });
+        }
+        Ok(())
+    }
+
+    fn bind_group(&self) -> wgpu::BindGroup {
+        fn b(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
+            wgpu::BindGroupEntry { binding, resource: buffer.as_entire_binding() }
+        }
+        self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("particles"),
+            layout: &self.layout,
+            entries: &[
+                b(0, &self.params),
+                b(1, &self.shapes.buffer),
+                b(2, &self.poses.buffer),
+                b(3, &self.pairs.buffer),
+                b(4, &self.ends.buffer),
+                b(5, &self.counts.buffer),
+                b(6, &self.offsets.buffer),
+                b(7, &self.contacts.buffer),
+                b(8, &self.probes.buffer),
+                b(9, &self.probe_out.buffer),
+            ],
+        })
+    }
+
+    /// Runs `pipeline` over `invocations` (a 2D grid of workgroups when one
+    /// row is not enough); returns the row length the shader needs.
+    fn dispatch(&self, pipeline: &wgpu::ComputePipeline, invocations: u32, encoder: &mut wgpu::CommandEncoder) {
+        let groups = invocations.div_ceil(WORKGROUP).max(1);
+        let max = self.device.limits().max_compute_workgroups_per_dimension.max(1);
+        let (x, y) = if groups <= max { (groups, 1) } else { (max, groups.div_ceil(max)) };
+        let bind = self.bind_group();
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: None, timestamp_writes: None });
+        pass.set_pipeline(pipeline);
+        pass.set_bind_group(0, &bind, &[]);
+        pass.dispatch_workgroups(x, y, 1);
+    }
+
+    fn row(&self, invocations: u32) -> u32 {
+        let groups = invocations.div_ceil(WORKGROUP).max(1);
+        let max = self.device.limits().max_compute_workgroups_per_dimension.max(1);
+        groups.min(max) * WORKGROUP
+    }
+
+    /// Copies `bytes` of `src` back to the host.
+    async fn read(&mut self, src: &'static str, bytes: u64) -> Result<Vec<u8>, GpuError> {
+        let bytes = bytes.max(4).next_multiple_of(4);
+        self.readback.ensure(&self.device, bytes);
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        let from = match src {
+            "counts" => &self.counts.buffer,
+            "contacts" => &self.contacts.buffer,
+            _ => &self.probe_out.buffer,
+        };
+        encoder.copy_buffer_to_buffer(from, 0, &self.readback.buffer, 0, bytes);
+        self.queue.submit([encoder.finish()]);
+        let state = Arc::new(AtomicU8::new(0));
+        let flag = state.clone();
+        let slice = self.readback.buffer.slice(..bytes);
+        slice.map_async(wgpu::MapMode::Read, move |r| flag.store(if r.is_ok() { 1 } else { 2 }, Ordering::Release));
+        Mapped { device: &self.device, state: &state }.await;
+        if state.load(Ordering::Acquire) != 1 {
+            return Err(GpuError::Readback("map failed".into()));
+        }
+        let out = slice.get_mapped_range().map_err(|e| GpuError::Readback(format!("{e:?}")))?.to_vec();
+        self.readback.buffer.unmap();
+        Ok(out)
+    }
+
+    /// The contacts of one frame: `poses[i]` places shape `i`; each pair
+    /// `(a, b)` runs the particle method with `params` (resolution, steps,
+    /// `ε`; `thinning` is ignored on the GPU). Awaiting it polls the device
+    /// (wgpu's native backends call back only from a poll).
+    pub async fn contacts(
+        &mut self,
+        poses: &[Pose<f32>],
+        pairs: &[(u32, u32)],
+        params: &ParticleParams<f32>,
+    ) -> Result<FrameContacts, GpuError> {
+        let n_shapes = self.cpu_shapes.len() as u32;
+        if poses.len() != self.cpu_shapes.len() {
+            return Err(GpuError::BadIndex { index: poses.len() as u32, shapes: n_shapes });
+        }
+        for (i, p) in poses.iter().enumerate() {
+            let m = p.to_homogeneous();
+            if !m.iter().all(|v| v.is_finite()) {
+                return Err(GpuError::NonFinitePose(i as u32));
+            }
+        }
+        let placed = self.placed(poses);
+        // Per pair: the CPU's particle set.
+        let (mut pair_bytes, mut ends) = (Vec::with_capacity(pairs.len() * 64), Vec::with_capacity(pairs.len()));
+        let mut total: u64 = 0;
+        for &(a, b) in pairs {
+            let (Some(pa), Some(pb)) = (placed.get(a as usize), placed.get(b as usize)) else {
+                return Err(GpuError::BadIndex { index: a.max(b), shapes: n_shapes });
+            };
+            let setup = pair_setup(pa, pb, params).map_err(GpuError::Particles)?;
+            let (lo, hi, res, count, eps) = match setup {
+                Some(s) => (s.region.min, s.region.max, s.resolution, s.count, s.epsilon),
+                None => (Vec3::zeros(), Vec3::zeros(), [1, 1, 1], 0, 0.0),
+            };
+            let first = total as u32;
+            total += u64::from(count);
+            [lo.x, lo.y, lo.z, eps, hi.x, hi.y, hi.z, 0.0].iter().for_each(|&v| push_f32(&mut pair_bytes, v));
+            [res[0], res[1], res[2], count, a, b, first, 0].iter().for_each(|&v| push_u32(&mut pair_bytes, v));
+            ends.push(total);
+        }
+        let limit = u64::from(u32::MAX / 2);
+        if total > limit {
+            return Err(GpuError::LimitExceeded { what: "particles per frame", requested: total, limit });
+        }
+        let groups = total.div_ceil(u64::from(WORKGROUP));
+        let max_groups = u64::from(self.device.limits().max_compute_workgroups_per_dimension);
+        if groups > max_groups * max_groups {
+            return Err(GpuError::LimitExceeded {
+                what: "workgroups per dispatch",
+                requested: groups,
+                limit: max_groups * max_groups,
+            });
+        }
+        let total = total as u32;
+        let n_pairs = pairs.len() as u32;
+        // Inputs.
+        let mut pose_bytes = Vec::with_capacity(poses.len() * 48);
+        for p in poses {
+            let r = p.rotation.matrix();
+            let t = p.translation.vector;
+            for i in 0..3 {
+                [r[(i, 0)], r[(i, 1)], r[(i, 2)], t[i]].iter().for_each(|&v| push_f32(&mut pose_bytes, v));
+            }
+        }
+        let mut end_bytes = Vec::with_capacity(ends.len() * 4);
+        ends.iter().for_each(|&e| push_u32(&mut end_bytes, e as u32));
+        for (what, len) in [
+            ("pair buffer bytes", pair_bytes.len()),
+            ("pose buffer bytes", pose_bytes.len()),
+            ("count buffer bytes", end_bytes.len()),
+        ] {
+            self.check_size(what, len as u64)?;
+        }
+        self.poses.ensure(&self.device, pose_bytes.len() as u64);
+        self.pairs.ensure(&self.device, pair_bytes.len() as u64);
+        self.ends.ensure(&self.device, end_bytes.len() as u64);
+        self.counts.ensure(&self.device, end_bytes.len() as u64);
+        self.offsets.ensure(&self.device, end_bytes.len() as u64);
+        self.queue.write_buffer(&self.poses.buffer, 0, &pose_bytes);
+        self.queue.write_buffer(&self.pairs.buffer, 0, &pair_bytes);
+        self.queue.write_buffer(&self.ends.buffer, 0, &end_bytes);
+        let zeros = vec![0u8; end_bytes.len()];
+        self.queue.write_buffer(&self.counts.buffer, 0, &zeros);
+        let row = self.row(total);
+        let mut uniform = Vec::with_capacity(16);
+        [n_pairs, total, params.max_steps, row].iter().for_each(|&v| push_u32(&mut uniform, v));
+        self.queue.write_buffer(&self.params, 0, &uniform);
+        if total == 0 {
+            return Ok(FrameContacts { contacts: Vec::new(), ranges: vec![0..0; pairs.len()], particles: 0 });
+        }
+        // Pass 1: counts.
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        self.dispatch(&self.count, total, &mut encoder);
+        self.queue.submit([encoder.finish()]);
+        let counts = self.read("counts", end_bytes.len() as u64).await?;
+        // Prefix sum on the host.
+        let (mut offsets, mut ranges, mut hits) =
+            (Vec::with_capacity(end_bytes.len()), Vec::with_capacity(pairs.len()), 0usize);
+        for k in 0..pairs.len() {
+            let c = read_u32(&counts, 4 * k) as usize;
+            push_u32(&mut offsets, hits as u32);
+            ranges.push(hits..hits + c);
+            hits += c;
+        }
+        let contact_bytes = (hits.max(1) * 48) as u64;
+        self.check_size("contact buffer bytes", contact_bytes)?;
+        if self.contacts.ensure(&self.device, contact_bytes) {
+            // (bind groups are built per dispatch: nothing else to redo)
+        }
+        self.queue.write_buffer(&self.offsets.buffer, 0, &offsets);
+        self.queue.write_buffer(&self.counts.buffer, 0, &zeros);
+        // Pass 2: write.
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        self.dispatch(&self.write, total, &mut encoder);
+        self.queue.submit([encoder.finish()]);
+        let raw = self.read("contacts", contact_bytes).await?;
+        let mut contacts: Vec<GpuContact> = (0..hits)
+            .map(|i| {
+                let at = 48 * i;
+                let f = |k: usize| read_f32(&raw, at + 4 * k);
+                GpuContact {
+                    point: Vec3::new(f(0), f(1), f(2)),
+                    depth: f(3),
+                    normal: Vec3::new(f(4), f(5), f(6)),
+                    pair: read_u32(&raw, at + 32),
+                    particle: read_u32(&raw, at + 36),
+                    steps: read_u32(&raw, at + 40),
+                }
+            })
+            .collect();
+        for r in &ranges {
+            if let Some(s) = contacts.get_mut(r.clone()) {
+                s.sort_unstable_by_key(|c| c.particle);
+            }
+        }
+        Ok(FrameContacts { contacts, ranges, particles: u64::from(total) })
+    }
+
+    /// [`contacts`](Self::contacts), blocking the calling thread.
+    pub fn contacts_blocking(
+        &mut self,
+        poses: &[Pose<f32>],
+        pairs: &[(u32, u32)],
+        params: &ParticleParams<f32>,
+    ) -> Result<FrameContacts, GpuError> {
+        block_on(self.contacts(poses, pairs, params))
+    }
+
+    /// The WGSL SDF of shape `shape` placed at `pose`… at every point: value
+    /// and gradient as the GPU computes them (the twin tests compare them
+    /// with the CPU's).
+    pub fn probe_blocking(
+        &mut self,
+        poses: &[Pose<f32>],
+        points: &[(u32, Vec3<f32>)],
+    ) -> Result<Vec<SdfSample<f32, 3>>, GpuError> {
+        block_on(self.probe(poses, points))
+    }
+
+    async fn probe(
+        &mut self,
+        poses: &[Pose<f32>],
+        points: &[(u32, Vec3<f32>)],
+    ) -> Result<Vec<SdfSample<f32, 3>>, GpuError> {
+        if poses.len() != self.cpu_shapes.len() {
+            return Err(GpuError::BadIndex { index: poses.len() as u32, shapes: self.cpu_shapes.len() as u32 });
+        }
+        let mut pose_bytes = Vec::new();
+        for p in poses {
+            let r = p.rotation.matrix();
+            let t = p.translation.vector;
+            for i in 0..3 {
+                [r[(i, 0)], r[(i, 1)], r[(i, 2)], t[i]].iter().for_each(|&v| push_f32(&mut pose_bytes, v));
+            }
+        }
+        let mut probe_bytes = Vec::with_capacity(points.len() * 16);
+        for (s, x) in points {
+            if *s >= self.cpu_shapes.len() as u32 {
+                return Err(GpuError::BadIndex { index: *s, shapes: self.cpu_shapes.len() as u32 });
+            }
+            [x.x, x.y, x.z, *s as f32].iter().for_each(|&v| push_f32(&mut probe_bytes, v));
+        }
+        self.check_size("probe buffer bytes", probe_bytes.len() as u64)?;
+        self.poses.ensure(&self.device, pose_bytes.len() as u64);
+        self.queue.write_buffer(&self.poses.buffer, 0, &pose_bytes);
+        // `arrayLength(&probes)` is the binding's length: an exact-size buffer.
+        self.probes.buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("probes"),
+            size: (probe_bytes.len() as u64).max(16),
+            usage: input_usage(),
+            mapped_at_creation: false,
+        });
+        self.probes.size = (probe_bytes.len() as u64).max(16);
+        self.probe_out.ensure(&self.device, probe_bytes.len() as u64);
+        self.queue.write_buffer(&self.probes.buffer, 0, &probe_bytes);
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        self.dispatch(&self.probe, points.len() as u32, &mut encoder);
+        self.queue.submit([encoder.finish()]);
+        let raw = self.read("probe_out", probe_bytes.len() as u64).await?;
+        Ok((0..points.len())
+            .map(|i| {
+                let f = |k: usize| read_f32(&raw, 16 * i + 4 * k);
+                SdfSample { value: f(3), gradient: Vec3::new(f(0), f(1), f(2)) }
+            })
+            .collect())
+    }
+}
+
+/// Waits for a buffer mapping, polling the device.
+struct Mapped<'a> {
+    device: &'a wgpu::Device,
+    state: &'a AtomicU8,
+}
+
+impl Future for Mapped<'_> {
+    type Output = ();
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let _ = self.device.poll(wgpu::PollType::wait_indefinitely());
+        if self.state.load(Ordering::Acquire) != 0 {
+            Poll::Ready(())
+        } else {
+            cx.waker().wake_by_ref();
+            Poll::Pending
+        }
+    }
+}
+
+/// A minimal executor: runs a future to completion on this thread.
+fn block_on<F: Future>(f: F) -> F::Output {
+    struct Unpark(std::thread::Thread);
+    impl Wake for Unpark {
+        fn wake(self: Arc<Self>) {
+            self.0.unpark();
+        }
+    }
+    let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+    let mut cx = Context::from_waker(&waker);
+    let mut f = std::pin::pin!(f);
+    loop {
+        if let Poll::Ready(v) = f.as_mut().poll(&mut cx) {
+            return v;
+        }
+        std::thread::park();
+    }
+}

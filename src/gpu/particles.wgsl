@@ -1,0 +1,294 @@
+// The particle method of Krayer et al. (Algorithm 3) on the GPU: one
+// invocation per particle of every pair. Each WGSL function below is the twin
+// of a Rust function of the crate (named in its comment); tests/gpu_particles.rs
+// compares them.
+
+struct Shape {
+    // Sphere: (r, _, _, _); box: half-extents; capsule: (half-length, r);
+    // cylinder: (r, half-height); torus: (major, minor).
+    params: vec4<f32>,
+    // 0 sphere, 1 box, 2 capsule (axis z), 3 cylinder (axis z), 4 torus (about z).
+    kind: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+}
+
+// A rigid pose, rows of [R | t]: world = R·local + t.
+struct Pose {
+    r0: vec4<f32>,
+    r1: vec4<f32>,
+    r2: vec4<f32>,
+}
+
+struct Pair {
+    // Region min (xyz) and ε (w).
+    lo: vec4<f32>,
+    // Region max (xyz).
+    hi: vec4<f32>,
+    // Resolution per axis (xyz), particle count (w).
+    res: vec4<u32>,
+    // Shape (and pose) index of A and B, first particle, unused.
+    ids: vec4<u32>,
+}
+
+struct Params {
+    n_pairs: u32,
+    total: u32,
+    max_steps: u32,
+    // Invocations per row of the dispatch grid (x groups · 64).
+    row: u32,
+}
+
+struct Contact {
+    // Point (xyz) and depth min(φ_A, φ_B) (w).
+    p: vec4<f32>,
+    // ∇φ_B (xyz).
+    n: vec4<f32>,
+    // Pair, particle index within the pair, projection steps, unused.
+    ids: vec4<u32>,
+}
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> shapes: array<Shape>;
+@group(0) @binding(2) var<storage, read> poses: array<Pose>;
+@group(0) @binding(3) var<storage, read> pairs: array<Pair>;
+// Inclusive running particle counts: pair k owns [ends[k-1], ends[k]).
+@group(0) @binding(4) var<storage, read> ends: array<u32>;
+@group(0) @binding(5) var<storage, read_write> counts: array<atomic<u32>>;
+@group(0) @binding(6) var<storage, read> offsets: array<u32>;
+@group(0) @binding(7) var<storage, read_write> contacts: array<Contact>;
+// Points for the twin tests (xyz; w = shape index), results (grad, value).
+@group(0) @binding(8) var<storage, read> probes: array<vec4<f32>>;
+@group(0) @binding(9) var<storage, read_write> probe_out: array<vec4<f32>>;
+
+// x/|x| or 0 (src/sdf/shapes.rs unit_or_zero).
+fn unit_or_zero(x: vec3<f32>, n: f32) -> vec3<f32> {
+    if (n > 0.0) {
+        return x / n;
+    }
+    return vec3<f32>(0.0);
+}
+
+// src/sdf/shapes.rs box_sdf in 3D: (gradient, value).
+fn box_sdf3(b: vec3<f32>, x: vec3<f32>) -> vec4<f32> {
+    var outside = vec3<f32>(0.0);
+    var inside = -3.4e38;
+    var axis = 0u;
+    for (var i = 0u; i < 3u; i++) {
+        let q = abs(x[i]) - b[i];
+        if (q > 0.0) {
+            outside[i] = select(q, -q, x[i] < 0.0);
+        }
+        if (q > inside) {
+            inside = q;
+            axis = i;
+        }
+    }
+    if (inside > 0.0) {
+        let n = length(outside);
+        return vec4<f32>(unit_or_zero(outside, n), n);
+    }
+    var g = vec3<f32>(0.0);
+    g[axis] = select(1.0, -1.0, x[axis] < 0.0);
+    return vec4<f32>(g, inside);
+}
+
+// src/sdf/shapes.rs box_sdf in 2D, as (gradient.xy, 0, value).
+fn box_sdf2(b: vec2<f32>, x: vec2<f32>) -> vec4<f32> {
+    var outside = vec2<f32>(0.0);
+    var inside = -3.4e38;
+    var axis = 0u;
+    for (var i = 0u; i < 2u; i++) {
+        let q = abs(x[i]) - b[i];
+        if (q > 0.0) {
+            outside[i] = select(q, -q, x[i] < 0.0);
+        }
+        if (q > inside) {
+            inside = q;
+            axis = i;
+        }
+    }
+    if (inside > 0.0) {
+        let n = length(outside);
+        var g = vec2<f32>(0.0);
+        if (n > 0.0) {
+            g = outside / n;
+        }
+        return vec4<f32>(g, 0.0, n);
+    }
+    var g = vec2<f32>(0.0);
+    g[axis] = select(1.0, -1.0, x[axis] < 0.0);
+    return vec4<f32>(g, 0.0, inside);
+}
+
+// The SDF of a shape in its own frame: (gradient, value). Twins of the Sdf
+// impls of Sphere, Cuboid, Capsule, Cylinder (src/sdf/shapes.rs) and Torus
+// (src/sdf/torus.rs).
+fn sdf_local(s: Shape, x: vec3<f32>) -> vec4<f32> {
+    let k = s.params;
+    switch s.kind {
+        case 0u: {
+            let n = length(x);
+            return vec4<f32>(unit_or_zero(x, n), n - k.x);
+        }
+        case 1u: {
+            return box_sdf3(k.xyz, x);
+        }
+        case 2u: {
+            let h = k.x;
+            var d = x;
+            d.z = x.z - clamp(x.z, -h, h);
+            let n = length(d);
+            return vec4<f32>(unit_or_zero(d, n), n - k.y);
+        }
+        case 3u: {
+            let rho = length(x.xy);
+            let s2 = box_sdf2(vec2<f32>(k.x, k.y), vec2<f32>(rho, x.z));
+            var gxy = vec2<f32>(0.0);
+            if (rho > 0.0) {
+                gxy = s2.x * x.xy / rho;
+            }
+            return vec4<f32>(gxy, s2.y, s2.w);
+        }
+        default: {
+            let rho = length(x.xy);
+            let q = vec2<f32>(rho - k.x, x.z);
+            let d = length(q);
+            let value = d - k.y;
+            if (!(d > 0.0)) {
+                return vec4<f32>(0.0, 0.0, 0.0, value);
+            }
+            var gxy = vec2<f32>(0.0);
+            if (rho > 0.0) {
+                gxy = x.xy * (q.x / d / rho);
+            }
+            return vec4<f32>(gxy, q.y / d, value);
+        }
+    }
+}
+
+// Placed<S>: φ(Rᵀ(x − t)), gradient rotated back (src/sdf/shapes.rs).
+fn sdf(shape_index: u32, x: vec3<f32>) -> vec4<f32> {
+    let pose = poses[shape_index];
+    let d = x - vec3<f32>(pose.r0.w, pose.r1.w, pose.r2.w);
+    let local = d.x * pose.r0.xyz + d.y * pose.r1.xyz + d.z * pose.r2.xyz;
+    let s = sdf_local(shapes[shape_index], local);
+    let g = vec3<f32>(dot(pose.r0.xyz, s.xyz), dot(pose.r1.xyz, s.xyz), dot(pose.r2.xyz, s.xyz));
+    return vec4<f32>(g, s.w);
+}
+
+// src/sdf/particles.rs particle_position: the centre of cell `i`, x fastest.
+fn particle_position(pair: Pair, i: u32) -> vec3<f32> {
+    let r = pair.res.xyz;
+    let idx = vec3<u32>(i % r.x, (i / r.x) % r.y, i / (r.x * r.y));
+    let t = (vec3<f32>(idx) + 0.5) / vec3<f32>(r);
+    return pair.lo.xyz + (pair.hi.xyz - pair.lo.xyz) * t;
+}
+
+struct Projection {
+    point: vec3<f32>,
+    normal: vec3<f32>,
+    depth: f32,
+    steps: u32,
+    hit: bool,
+}
+
+// src/sdf/particles.rs iterate_projection (Algorithm 2, Eq. 14–16).
+fn iterate_projection(p0: vec3<f32>, a: u32, b: u32, eps: f32, max_steps: u32) -> Projection {
+    var p = p0;
+    var steps = 0u;
+    loop {
+        let sa = sdf(a, p);
+        let sb = sdf(b, p);
+        let da = sa.w;
+        let db = sb.w;
+        // NaN is never a hit (x != x only for NaN).
+        if (da != da || db != db) {
+            return Projection(p, sb.xyz, da + db, steps, false);
+        }
+        var d = db;
+        var g = sb.xyz;
+        if (da >= db) {
+            d = da;
+            g = sa.xyz;
+        }
+        if (d < eps) {
+            return Projection(p, sb.xyz, min(da, db), steps, true);
+        }
+        if (steps >= max_steps) {
+            return Projection(p, sb.xyz, min(da, db), steps, false);
+        }
+        p = p - g * d;
+        steps = steps + 1u;
+    }
+    return Projection(p, vec3<f32>(0.0), 0.0, steps, false);
+}
+
+// Algorithm 3 line 3: the pair of particle `i`, the first k with ends[k] > i.
+fn lower_bound(i: u32) -> u32 {
+    var lo = 0u;
+    var hi = params.n_pairs;
+    while (lo < hi) {
+        let mid = (lo + hi) / 2u;
+        if (ends[mid] > i) {
+            hi = mid;
+        } else {
+            lo = mid + 1u;
+        }
+    }
+    return lo;
+}
+
+struct Particle {
+    pair: u32,
+    local: u32,
+    proj: Projection,
+}
+
+fn run_particle(i: u32) -> Particle {
+    let k = lower_bound(i);
+    let pair = pairs[k];
+    let local = i - pair.ids.z;
+    let p = particle_position(pair, local);
+    return Particle(k, local, iterate_projection(p, pair.ids.x, pair.ids.y, pair.lo.w, params.max_steps));
+}
+
+// Pass 1: count the hits of every pair.
+@compute @workgroup_size(64)
+fn count(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x + gid.y * params.row;
+    if (i >= params.total) {
+        return;
+    }
+    let r = run_particle(i);
+    if (r.proj.hit) {
+        atomicAdd(&counts[r.pair], 1u);
+    }
+}
+
+// Pass 2: the same projections, hits written compactly at the pair's offset
+// (prefix sum of pass 1's counts) plus a per-pair cursor.
+@compute @workgroup_size(64)
+fn write(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x + gid.y * params.row;
+    if (i >= params.total) {
+        return;
+    }
+    let r = run_particle(i);
+    if (r.proj.hit) {
+        let slot = offsets[r.pair] + atomicAdd(&counts[r.pair], 1u);
+        contacts[slot] = Contact(vec4<f32>(r.proj.point, r.proj.depth), vec4<f32>(r.proj.normal, 0.0), vec4<u32>(r.pair, r.local, r.proj.steps, 0u));
+    }
+}
+
+// The twins under test: the placed SDF of shape w at point xyz.
+@compute @workgroup_size(64)
+fn probe(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x;
+    if (i >= arrayLength(&probes)) {
+        return;
+    }
+    let q = probes[i];
+    probe_out[i] = sdf(u32(q.w), q.xyz);
+}
