@@ -62,7 +62,9 @@ const NO_STD_TARGETS: [(&str, &str); 3] = [
 /// Nightly target without a prebuilt std: `-Z build-std=core` proves no `alloc`.
 const CORE_ONLY_TARGET: &str = "thumbv7em-none-eabi";
 /// Debian packages the tests and benches link against (libccd in the benches).
-const APT_PACKAGES: [&str; 2] = ["libccd-dev", "qemu-system-arm"];
+/// Debian packages: libccd (bench competitor), QEMU (firmware), Mesa's
+/// software Vulkan (lavapipe: the `gpu` feature's tests run on it in CI).
+const APT_PACKAGES: [&str; 4] = ["libccd-dev", "qemu-system-arm", "mesa-vulkan-drivers", "libvulkan1"];
 
 fn main() -> ExitCode {
     let args: Vec<String> = env::args().skip(1).collect();
@@ -419,18 +421,49 @@ fn test_steps() -> Vec<Step> {
     ));
     steps.push(step(
         "defmt-thumbv7em",
-        "the defmt feature builds for thumbv7em-none-eabihf (defmt::Format on every public type)",
+        "the defmt and f16 features build for thumbv7em-none-eabihf (defmt::Format on every public type)",
         Kind::Plain,
         with_args(
             cargo(),
-            &["clippy", "--lib", "--features", "defmt", "--target", "thumbv7em-none-eabihf", "--", "-D", "warnings"],
+            &[
+                "clippy",
+                "--lib",
+                "--features",
+                "defmt,f16",
+                "--target",
+                "thumbv7em-none-eabihf",
+                "--",
+                "-D",
+                "warnings",
+            ],
         ),
     ));
     steps.push(step(
         "benches",
-        "benches compile (cargo build --benches --features std)",
+        "benches compile, the GPU and f16 ones included (cargo build --benches --features std,gpu,f16)",
         Kind::Plain,
-        with_args(cargo(), &["build", "--benches", "--features", "std"]),
+        with_args(cargo(), &["build", "--benches", "--features", "std,gpu,f16"]),
+    ));
+    steps.push(step(
+        "f16",
+        "sampled grids with half-precision storage (--features f16)",
+        Kind::Tests,
+        with_args(cargo(), &["test", "--features", "f16", "--test", "sdf_grid"]),
+    ));
+    steps.push(step(
+        "clippy-gpu",
+        "clippy on the library with the gpu feature, warnings are errors",
+        Kind::Plain,
+        with_args(cargo(), &["clippy", "--lib", "--features", "gpu", "--", "-D", "warnings"]),
+    ));
+    steps.push(step(
+        "gpu",
+        "the wgpu particle pipeline's tests, run for real on the first adapter (lavapipe in CI)",
+        Kind::Tests,
+        gpu_env(with_args(
+            cargo(),
+            &["test", "--features", "gpu", "--test", "gpu_particles", "--lib", "--no-fail-fast"],
+        )),
     ));
     steps.push(step(
         "demo",
@@ -441,6 +474,23 @@ fn test_steps() -> Vec<Step> {
     steps.extend(firmware::test_steps());
     steps.push(fuzz::smoke_step());
     steps
+}
+
+/// `XDG_RUNTIME_DIR` pointing at a private directory: Mesa's Vulkan loader
+/// warns (harmlessly) without one.
+fn gpu_env(mut c: Command) -> Command {
+    let dir = env::temp_dir().join("narrowphase-xdg-runtime");
+    if std::fs::create_dir_all(&dir).is_ok() {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let _ = std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700));
+        }
+        if env::var_os("XDG_RUNTIME_DIR").is_none() {
+            c.env("XDG_RUNTIME_DIR", &dir);
+        }
+    }
+    c
 }
 
 fn selected(key: &str, keys: &[String]) -> bool {
