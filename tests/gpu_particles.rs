@@ -11,13 +11,26 @@ mod common;
 
 use common::*;
 use nalgebra::{Translation3, Vector3};
-use narrowphase::gpu::{GpuError, GpuParticles, GpuShape};
+use narrowphase::gpu::{FrameContacts, GpuError, GpuParticles, GpuShape};
 use narrowphase::prelude::*;
-use narrowphase::sdf::particles::{particle_contacts, ParticleContact, ParticleParams};
+use narrowphase::sdf::particles::{
+    iterate_projection, pair_setup, particle_contacts, particle_position, ParticleContact, ParticleParams, Projection,
+};
 use narrowphase::sdf::Sdf;
 use rand::Rng;
 
 fn gpu() -> Option<GpuParticles> {
+    if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
+        let dir = std::env::temp_dir().join(format!("xdg-{}", std::process::id()));
+        if std::fs::create_dir_all(&dir).is_ok() {
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                let _ = std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700));
+            }
+            std::env::set_var("XDG_RUNTIME_DIR", dir);
+        }
+    }
     match GpuParticles::new_blocking() {
         Ok(g) => {
             println!("GPU: {}", g.adapter_info());
@@ -47,6 +60,79 @@ fn random_shape(rng: &mut impl Rng, i: usize) -> GpuShape {
 
 fn random_pose(rng: &mut impl Rng, spread: f64) -> Pose<f32> {
     pose_f32(&pose(rng, spread))
+}
+
+/// The CPU particle method on pair `(a, b)`: every particle's projection, by
+/// particle index (the GPU pipeline's contacts are these, the hits).
+fn cpu_pair(
+    placed: &[Placed<GpuShape, f32>],
+    (a, b): (u32, u32),
+    params: &ParticleParams<f32>,
+) -> Vec<(u32, Projection<f32, 3>)> {
+    let (pa, pb) = (&placed[a as usize], &placed[b as usize]);
+    let Some(setup) = pair_setup(pa, pb, params).unwrap() else { return Vec::new() };
+    (0..setup.count)
+        .map(|i| {
+            let p = particle_position(&setup.region, &setup.resolution, i).unwrap();
+            (i, iterate_projection(&p, pa, pb, setup.epsilon, params.max_steps))
+        })
+        .collect()
+}
+
+/// Compares a frame with the CPU pair by pair; returns (CPU hits, GPU hits,
+/// particles whose hit/miss differs).
+fn compare(
+    frame: &FrameContacts,
+    placed: &[Placed<GpuShape, f32>],
+    pairs: &[(u32, u32)],
+    params: &ParticleParams<f32>,
+) -> (usize, usize, usize) {
+    let (mut cpu_hits, mut gpu_hits, mut flipped) = (0, 0, 0);
+    assert_eq!(frame.ranges.len(), pairs.len());
+    for (k, &pair) in pairs.iter().enumerate() {
+        let cpu = cpu_pair(placed, pair, params);
+        let gpu = frame.pair(k);
+        // Sorted by particle index, all of pair k, no duplicates.
+        assert!(gpu.windows(2).all(|w| w[0].particle < w[1].particle), "pair {k}: not sorted/unique");
+        assert!(gpu.iter().all(|c| c.pair == k as u32));
+        let hits: Vec<_> = cpu.iter().filter(|(_, p)| p.hit).collect();
+        cpu_hits += hits.len();
+        gpu_hits += gpu.len();
+        let scale = placed[pair.0 as usize].bounding_ball().radius + placed[pair.1 as usize].bounding_ball().radius;
+        for c in gpu {
+            let Some((_, p)) = cpu.get(c.particle as usize) else {
+                panic!("pair {k}: particle {} unknown", c.particle)
+            };
+            if !p.hit {
+                flipped += 1;
+                continue;
+            }
+            // Same particle, same steps: same point, normal, depth within f32 rounding
+            // (accumulated over the steps, relative to the pair's size).
+            let tol = 2e-4 * scale;
+            assert!(
+                (c.point - p.point).norm() <= tol,
+                "pair {k} particle {}: {:?} vs {:?}",
+                c.particle,
+                c.point,
+                p.point
+            );
+            assert!(
+                (c.depth - p.depth).abs() <= tol,
+                "pair {k} particle {}: depth {} vs {}",
+                c.particle,
+                c.depth,
+                p.depth
+            );
+            // Normals can turn where a gradient jumps (box edges) within rounding of the point.
+            if (c.normal - p.normal).norm() > 1e-3 {
+                flipped += 1;
+            }
+            assert!(c.steps.abs_diff(p.steps) <= 1, "pair {k}: steps {} vs {}", c.steps, p.steps);
+        }
+        flipped += hits.iter().filter(|(i, _)| gpu.binary_search_by_key(i, |c| c.particle).is_err()).count();
+    }
+    (cpu_hits, gpu_hits, flipped)
 }
 
 /// Every WGSL SDF twin equals its Rust original at random points around its
@@ -191,4 +277,105 @@ fn zero_hits_and_errors() {
         }
         other => panic!("{other:?}"),
     }
+}
+
+#[test]
+fn two_frames_reuse_buffers_and_match_every_projection() {
+    let Some(mut gpu) = gpu() else { return };
+    let mut rng = rng(62);
+    let shapes: Vec<GpuShape> = (0..24).map(|k| random_shape(&mut rng, k)).collect();
+    gpu.upload_shapes(&shapes).unwrap();
+    let params = ParticleParams { resolution: 10, max_steps: 16, epsilon: 1e-3, thinning: None };
+    // Two frames with different poses: the buffers are reused and must not leak between frames.
+    for frame_no in 0..2 {
+        let poses: Vec<Pose<f32>> = (0..shapes.len()).map(|_| random_pose(&mut rng, 0.8)).collect();
+        let pairs: Vec<(u32, u32)> = (0..shapes.len() as u32)
+            .flat_map(|a| (a + 1..shapes.len() as u32).map(move |b| (a, b)))
+            .filter(|&(a, b)| (a + b + frame_no) % 4 == 0)
+            .collect();
+        let frame = gpu.contacts_blocking(&poses, &pairs, &params).unwrap();
+        let placed = gpu.placed(&poses);
+        let expected: u64 = pairs.iter().map(|&p| cpu_pair(&placed, p, &params).len() as u64).sum();
+        assert_eq!(frame.particles, expected);
+        let (cpu_hits, gpu_hits, flipped) = compare(&frame, &placed, &pairs, &params);
+        eprintln!(
+            "frame {frame_no}: {} pairs, {} particles, hits CPU {cpu_hits} GPU {gpu_hits}, {flipped} differ",
+            pairs.len(),
+            frame.particles
+        );
+        assert!(cpu_hits > 1000, "the scene must make contacts");
+        assert!(flipped * 500 <= cpu_hits, "{flipped} particles differ of {cpu_hits}");
+    }
+}
+
+#[test]
+fn every_projection_of_a_thousand_pairs_and_a_corner_pair() {
+    let Some(mut gpu) = gpu() else { return };
+    let mut rng = rng(63);
+    let mut shapes: Vec<GpuShape> = (0..60).map(|k| random_shape(&mut rng, k)).collect();
+    // Two spheres whose bounding boxes overlap (at a corner) but which do not
+    // touch: particles are projected, none hits.
+    shapes.push(GpuShape::Sphere(Sphere::new(1.0).unwrap()));
+    shapes.push(GpuShape::Sphere(Sphere::new(1.0).unwrap()));
+    gpu.upload_shapes(&shapes).unwrap();
+    let mut poses: Vec<Pose<f32>> = (0..60).map(|_| random_pose(&mut rng, 1.5)).collect();
+    poses.push(Pose::identity());
+    poses.push(Pose::from_parts(Translation3::new(1.6, 1.6, 1.6), Default::default()));
+    let mut pairs: Vec<(u32, u32)> = (0..60u32).flat_map(|a| (a + 1..60).map(move |b| (a, b))).take(1200).collect();
+    let apart = pairs.len();
+    pairs.push((60, 61));
+    let params = ParticleParams { resolution: 5, max_steps: 16, epsilon: 1e-3, thinning: None };
+    let frame = gpu.contacts_blocking(&poses, &pairs, &params).unwrap();
+    let placed = gpu.placed(&poses);
+    let (cpu_hits, gpu_hits, flipped) = compare(&frame, &placed, &pairs, &params);
+    let touching = (0..pairs.len()).filter(|&k| !frame.pair(k).is_empty()).count();
+    eprintln!(
+        "{} pairs ({touching} with hits), {} particles, hits CPU {cpu_hits} GPU {gpu_hits}, {flipped} differ",
+        pairs.len(),
+        frame.particles
+    );
+    assert!(touching > 100 && touching < pairs.len(), "a mix of touching and apart pairs");
+    assert!(flipped * 200 <= cpu_hits.max(1), "{flipped} particles differ of {cpu_hits}");
+    // The corner pair: particles, no hit.
+    assert!(cpu_pair(&placed, (60, 61), &params).len() > 50);
+    assert!(frame.pair(apart).is_empty());
+}
+
+#[test]
+fn bad_input_is_a_typed_error_and_the_pipeline_recovers() {
+    let Some(mut gpu) = gpu() else { return };
+    let cube = GpuShape::Cuboid(Cuboid::new(Vector3::new(1.0, 1.0, 1.0)).unwrap());
+    gpu.upload_shapes(&[cube, cube]).unwrap();
+    let poses = [Pose::identity(), Pose::from_parts(Translation3::new(0.5, 0.0, 0.0), Default::default())];
+    let small = ParticleParams { resolution: 4, max_steps: 16, epsilon: 1e-3, thinning: None };
+    assert!(matches!(gpu.contacts_blocking(&poses, &[(0, 2)], &small), Err(GpuError::BadIndex { index: 2, .. })));
+    assert!(matches!(gpu.contacts_blocking(&poses[..1], &[(0, 0)], &small), Err(GpuError::BadIndex { .. })));
+    let mut bad = poses;
+    bad[1].translation.vector.x = f32::NAN;
+    assert_eq!(gpu.contacts_blocking(&bad, &[(0, 1)], &small), Err(GpuError::NonFinitePose(1)));
+    let zero = ParticleParams { resolution: 0, ..small };
+    assert!(matches!(gpu.contacts_blocking(&poses, &[(0, 1)], &zero), Err(GpuError::Particles(_))));
+    // After the errors the pipeline still answers: the cube pair overlaps in a
+    // 1.5 × 2 × 2 box (the CPU's particle set), every particle inside both
+    // bodies: all hits at once.
+    let frame = gpu.contacts_blocking(&poses, &[(0, 1)], &small).unwrap();
+    let placed = gpu.placed(&poses);
+    let setup = pair_setup(&placed[0], &placed[1], &small).unwrap().unwrap();
+    assert!((setup.region.extent() - Vector3::new(1.5, 2.0, 2.0)).norm() < 1e-6);
+    assert_eq!(frame.particles, u64::from(setup.count));
+    let hits = frame.pair(0);
+    assert_eq!(hits.len(), setup.count as usize);
+    for c in hits {
+        let p = c.point;
+        // Inside A = [−1,1]³ and B = [−0.5,1.5]×[−1,1]², φ = −(distance to the nearest face);
+        // Eq. 15's depth min(φ_A, φ_B) is the larger of the two distances, negated.
+        let (ya, za) = (1.0 - p.y.abs(), 1.0 - p.z.abs());
+        let in_a = (1.0 - p.x.abs()).min(ya).min(za);
+        let in_b = (1.5 - p.x).min(p.x + 0.5).min(ya).min(za);
+        let face = in_a.max(in_b);
+        assert!(c.steps == 0 && (c.depth + face).abs() < 1e-5, "{c:?}");
+    }
+    // An empty frame.
+    let empty = gpu.contacts_blocking(&poses, &[], &small).unwrap();
+    assert!(empty.contacts.is_empty() && empty.ranges.is_empty());
 }
