@@ -465,7 +465,7 @@ impl GpuParticles {
     }
 
     /// Runs `pipeline` over `invocations` (a 2D grid of workgroups when one
-    /// row is not enough); returns the row length the shader needs.
+    /// row is not enough; [`row`](Self::row) gives the shader its length).
     fn dispatch(&self, pipeline: &wgpu::ComputePipeline, invocations: u32, encoder: &mut wgpu::CommandEncoder) {
         let groups = invocations.div_ceil(WORKGROUP).max(1);
         let max = self.device.limits().max_compute_workgroups_per_dimension.max(1);
@@ -613,9 +613,8 @@ impl GpuParticles {
         }
         let contact_bytes = (hits.max(1) * 48) as u64;
         self.check_size("contact buffer bytes", contact_bytes)?;
-        if self.contacts.ensure(&self.device, contact_bytes) {
-            // (bind groups are built per dispatch: nothing else to redo)
-        }
+        // (bind groups are built per dispatch: a reallocation needs nothing else)
+        self.contacts.ensure(&self.device, contact_bytes);
         self.queue.write_buffer(&self.offsets.buffer, 0, &offsets);
         self.queue.write_buffer(&self.counts.buffer, 0, &zeros);
         // Pass 2: write.
@@ -655,9 +654,10 @@ impl GpuParticles {
         block_on(self.contacts(poses, pairs, params))
     }
 
-    /// The WGSL SDF of shape `shape` placed at `pose`… at every point: value
-    /// and gradient as the GPU computes them (the twin tests compare them
-    /// with the CPU's).
+    /// The WGSL SDFs as the GPU computes them: for every `(shape, point)`,
+    /// the value and gradient of the uploaded shape `shape` placed at
+    /// `poses[shape]` (the twin tests compare them with the CPU's
+    /// [`placed`](Self::placed) shapes).
     pub fn probe_blocking(
         &mut self,
         poses: &[Pose<f32>],
@@ -751,4 +751,70 @@ fn block_on<F: Future>(f: F) -> F::Output {
         }
         std::thread::park();
     }
+}
+
+#[cfg(feature = "defmt")]
+impl defmt::Format for GpuShape {
+    fn format(&self, f: defmt::Formatter) {
+        let (kind, p) = self.encode();
+        defmt::write!(f, "GpuShape {{ kind: {}, params: {} }}", kind, p)
+    }
+}
+
+#[cfg(feature = "defmt")]
+impl defmt::Format for GpuError {
+    fn format(&self, f: defmt::Formatter) {
+        match self {
+            GpuError::NoAdapter(s) => defmt::write!(f, "NoAdapter({})", s.as_str()),
+            GpuError::Device(s) => defmt::write!(f, "Device({})", s.as_str()),
+            GpuError::LimitExceeded { what, requested, limit } => {
+                defmt::write!(f, "LimitExceeded {{ what: {}, requested: {}, limit: {} }}", what, requested, limit)
+            }
+            GpuError::BadIndex { index, shapes } => {
+                defmt::write!(f, "BadIndex {{ index: {}, shapes: {} }}", index, shapes)
+            }
+            GpuError::Particles(e) => defmt::write!(f, "Particles({})", e),
+            GpuError::NonFinitePose(i) => defmt::write!(f, "NonFinitePose({})", i),
+            GpuError::Readback(s) => defmt::write!(f, "Readback({})", s.as_str()),
+        }
+    }
+}
+
+#[cfg(feature = "defmt")]
+impl defmt::Format for GpuContact {
+    fn format(&self, f: defmt::Formatter) {
+        defmt::write!(
+            f,
+            "GpuContact {{ pair: {}, particle: {}, point: {}, normal: {}, depth: {}, steps: {} }}",
+            self.pair,
+            self.particle,
+            self.point.as_slice(),
+            self.normal.as_slice(),
+            self.depth,
+            self.steps
+        )
+    }
+}
+
+#[cfg(feature = "defmt")]
+impl defmt::Format for FrameContacts {
+    fn format(&self, f: defmt::Formatter) {
+        defmt::write!(
+            f,
+            "FrameContacts {{ pairs: {}, contacts: {}, particles: {} }}",
+            self.ranges.len(),
+            self.contacts.len(),
+            self.particles
+        )
+    }
+}
+
+#[cfg(feature = "defmt")]
+#[allow(dead_code)]
+fn _defmt_check() {
+    fn check<T: defmt::Format>() {}
+    check::<GpuShape>();
+    check::<GpuError>();
+    check::<GpuContact>();
+    check::<FrameContacts>();
 }
