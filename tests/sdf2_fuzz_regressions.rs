@@ -18,7 +18,6 @@ use narrowphase::sdf::{Sdf, Torus};
 /// ∞, giving ∞ and NaN (0·∞) components, and `fill_first_order` then
 /// refuses a grid around the torus.
 #[test]
-#[ignore = "kernel bug: src/sdf/torus.rs: eval's gradient overflows (inf, NaN) at a subnormal distance from the axis"]
 fn torus_gradient_is_finite_a_subnormal_distance_from_its_axis() {
     let (big, small, z) = (112.1_f64, 0.79, 48.7);
     let torus = Torus::new(big, small).unwrap();

@@ -62,8 +62,10 @@ impl<R: Real> Sdf<R, 3> for Torus<R> {
             return SdfSample { value, gradient: Vec3::zeros() };
         }
         let (gx, gy) = if rho > R::ZERO {
-            let radial = q.x / d / rho;
-            (x.x * radial, x.y * radial)
+            // (x/ρ, y/ρ) is a unit vector: divide by ρ first, so that a
+            // subnormal ρ cannot overflow the factor (fuzz finding).
+            let radial = q.x / d;
+            (x.x / rho * radial, x.y / rho * radial)
         } else {
             (R::ZERO, R::ZERO)
         };
