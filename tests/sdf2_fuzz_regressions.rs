@@ -5,7 +5,7 @@
 //! `#[ignore = "kernel bug: <file>: <what>"]`.
 
 use nalgebra::Vector3;
-use narrowphase::sdf::grid::{fill_first_order, FirstOrderGrid, GridLayout};
+use narrowphase::sdf::grid::{fill_first_order, FirstOrderGrid, GridError, GridLayout};
 use narrowphase::sdf::{Sdf, Torus};
 
 /// `grid_sampling/f64-torus-subnormal-axis-offset-infinite-gradient`: a
@@ -59,12 +59,18 @@ fn torus_gradient_is_finite_a_subnormal_distance_from_its_axis() {
 /// at a sample point (Eq. 9–12: the expansion at its own sample is `f(xᵢ)`).
 /// At the first sample (the grid's origin) the stored value is 7.02734375;
 /// the evaluation answers NaN (the interpolation's products overflow).
+///
+/// Fixed: a grid refuses values beyond the kernel's extent `sqrt(MAX)/1e3`
+/// (`GridError::NonFiniteValue`, as shapes refuse such sizes); within it
+/// the evaluation is finite and exact at the samples.
 #[test]
-#[ignore = "kernel bug: src/sdf/grid/mod.rs: FirstOrderGrid::eval is NaN at a sample point when a finite stored value is ~1e308"]
 fn first_order_grid_with_huge_finite_values_is_not_nan() {
     let h = 1799.0 / 256.0; // 7.02734375
     let layout = GridLayout::new([2, 2, 7], Vector3::repeat(h), h).unwrap();
     let cycle = [h, h, 9217.0 / 256.0, h, -8.988_465_674_303_4e307, 0.0];
+    let values: Vec<f64> = (0..4 * layout.samples()).map(|i| cycle[i % cycle.len()]).collect();
+    assert!(matches!(FirstOrderGrid::new(layout, &values[..]), Err(GridError::NonFiniteValue { index: 4 })));
+    let cycle = [h, h, 9217.0 / 256.0, h, -1.0e140, 0.0];
     let values: Vec<f64> = (0..4 * layout.samples()).map(|i| cycle[i % cycle.len()]).collect();
     let grid = FirstOrderGrid::new(layout, &values[..]).unwrap();
     for (i, j, k) in [(0, 0, 0), (1, 1, 6), (0, 1, 3)] {
@@ -82,11 +88,16 @@ fn first_order_grid_with_huge_finite_values_is_not_nan() {
 /// `GridLayout::new`: finite far corner). At the first sample the stored
 /// value is 69.27 (a sample point reproduces its value); the evaluation
 /// answers NaN.
+///
+/// Fixed: coordinates beyond the kernel's extent (`sqrt(MAX)/1e3`, 1.8e16
+/// in f32) are `GridError::NonFiniteBounds`; the same grid with a spacing
+/// within it (and its one value beyond it rejected) evaluates finitely.
 #[test]
-#[ignore = "kernel bug: src/sdf/grid/mod.rs: FirstOrderGrid::eval is NaN at a sample point when the spacing is ~1e24 (f32)"]
 fn first_order_grid_with_huge_spacing_is_not_nan_f32() {
     let n = |i: i16| i as f32 / 256.0;
-    let layout = GridLayout::new([2, 4, 4], Vector3::new(n(25460), n(22616), n(17733)), 4.533_471_8e24_f32).unwrap();
+    let origin = Vector3::new(n(25460), n(22616), n(17733));
+    assert_eq!(GridLayout::new([2, 4, 4], origin, 4.533_471_8e24_f32), Err(GridError::NonFiniteBounds));
+    let layout = GridLayout::new([2, 4, 4], origin, 4.533_471_8e12_f32).unwrap();
     let big = n(17733);
     let cycle = [
         big,
@@ -98,7 +109,7 @@ fn first_order_grid_with_huge_spacing_is_not_nan_f32() {
         n(255),
         big,
         big,
-        5.143_601_6e25,
+        5.143_601_6e13,
         7.083_748_6e-304_f64 as f32,
         big,
         big,

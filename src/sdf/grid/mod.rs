@@ -129,7 +129,7 @@ pub enum GridError {
     },
     /// A stored value (or, in a builder, the SDF's value or gradient once
     /// converted to the storage type, e.g. beyond `F16::MAX`) is NaN or
-    /// infinite.
+    /// infinite, or (in a grid) beyond the kernel's extent `sqrt(MAX)/1e3`.
     NonFiniteValue {
         /// Position of the first such value in the slice.
         index: usize,
@@ -201,7 +201,8 @@ impl<R: Real> GridLayout<R> {
     /// ([`GridError::TooManySamples`]), `origin`
     /// finite ([`GridError::NonFiniteOrigin`]), `spacing` finite, positive
     /// and resolvable at these coordinates ([`GridError::BadSpacing`]), the
-    /// far corner finite ([`GridError::NonFiniteBounds`]).
+    /// far corner finite and every coordinate within the kernel's extent
+    /// `sqrt(MAX)/1e3` ([`GridError::NonFiniteBounds`]).
     pub fn new(dims: [usize; 3], origin: Vec3<R>, spacing: R) -> Result<Self, GridError> {
         if dims.iter().any(|&n| n < 2) {
             return Err(GridError::TooFewSamples);
@@ -225,6 +226,11 @@ impl<R: Real> GridLayout<R> {
             return Err(GridError::NonFiniteBounds);
         }
         let scale = origin.iter().chain(far.iter()).fold(R::ZERO, |m, c| max(m, c.abs_()));
+        // Within the kernel's extent (as shape sizes): beyond it the
+        // evaluation's products overflow (fuzz finding: f32 spacing 4.5e24).
+        if !(scale <= crate::shape::max_extent::<R>()) {
+            return Err(GridError::NonFiniteBounds);
+        }
         if !(spacing > R::lit(64.0) * R::EPSILON * scale) {
             return Err(GridError::BadSpacing);
         }
@@ -382,9 +388,12 @@ fn clamp_unit<R: Real>(g: Vec3<R>) -> Vec3<R> {
     }
 }
 
-/// Scans a slice for NaN and infinities.
-fn check_values<T: GridValue>(values: &[T]) -> Result<(), GridError> {
-    match values.iter().position(|v| !v.to_real::<f64>().is_finite()) {
+/// Scans a slice for NaN, infinities and values beyond the kernel's extent
+/// (`sqrt(MAX)/1e3`, as for shape sizes: the interpolation's products of
+/// such values overflow — fuzz finding, a stored 9e307 gave NaN).
+fn check_values<R: Real, T: GridValue>(values: &[T]) -> Result<(), GridError> {
+    let limit = crate::shape::max_extent::<R>();
+    match values.iter().position(|v| !(v.to_real::<R>().abs_() <= limit)) {
         Some(index) => Err(GridError::NonFiniteValue { index }),
         None => Ok(()),
     }
@@ -494,7 +503,7 @@ impl<'a, R: Real, T: GridValue> Grid<'a, R, T> {
         if values.len() != layout.samples {
             return Err(GridError::LengthMismatch { expected: layout.samples, found: values.len() });
         }
-        check_values(values)?;
+        check_values::<R, T>(values)?;
         Ok(Self { layout, values })
     }
     /// The layout.
@@ -636,7 +645,7 @@ impl<'a, R: Real, T: GridValue> FirstOrderGrid<'a, R, T> {
         if values.len() != expected {
             return Err(GridError::LengthMismatch { expected, found: values.len() });
         }
-        check_values(values)?;
+        check_values::<R, T>(values)?;
         Ok(Self { layout, values })
     }
     /// The layout.
