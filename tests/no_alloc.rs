@@ -306,8 +306,8 @@ fn queries_do_not_allocate_f64() {
 fn general_sdf_queries_do_not_allocate() {
     use nalgebra::Matrix3;
     use narrowphase::sdf::gradient::{self, GradientContact, GradientParams};
-    use narrowphase::sdf::particles::{particle_contacts, ParticleContact, ParticleParams};
     use narrowphase::sdf::octree::{self, Cell, KeptCell, OctreeParams};
+    use narrowphase::sdf::particles::{particle_contacts, ParticleContact, ParticleParams};
     use narrowphase::sdf::{fill_first_order, Sdf, Torus, Transformed};
 
     let ring = Placed::new(Torus::new(1.0_f64, 0.25).unwrap(), Pose::identity());

@@ -552,10 +552,11 @@ pub fn ellipsoid_superquadric<R: Real>(
     let r1 = superquadric_pose.rotation.matrix();
     let t1 = superquadric_pose.translation.vector;
     let b = ellipsoid.semi_axes();
-    let (rot, p, m) = match relative_frame(r1, &t1, ellipsoid_pose.rotation.matrix(), &ellipsoid_pose.translation.vector, &b) {
-        Ok(frame) => frame,
-        Err(reason) => return undetermined_at_start(reason),
-    };
+    let (rot, p, m) =
+        match relative_frame(r1, &t1, ellipsoid_pose.rotation.matrix(), &ellipsoid_pose.translation.vector, &b) {
+            Ok(frame) => frame,
+            Err(reason) => return undetermined_at_start(reason),
+        };
     let (e1, e2) = superquadric.exponents();
     let gamma = |e: R| R::ONE / min(e, R::TWO - e);
     let gammas = (gamma(e1), gamma(e2));
@@ -905,10 +906,11 @@ pub fn ellipse_superellipse<R: Real>(
     let r1 = superellipse_pose.rotation.matrix();
     let t1 = superellipse_pose.translation.vector;
     let b = ellipse.semi_axes();
-    let (rot, p, m) = match relative_frame(r1, &t1, ellipse_pose.rotation.matrix(), &ellipse_pose.translation.vector, &b) {
-        Ok(frame) => frame,
-        Err(reason) => return undetermined_at_start(reason),
-    };
+    let (rot, p, m) =
+        match relative_frame(r1, &t1, ellipse_pose.rotation.matrix(), &ellipse_pose.translation.vector, &b) {
+            Ok(frame) => frame,
+            Err(reason) => return undetermined_at_start(reason),
+        };
     let se = Se2 { a: superellipse.semi_axes(), e: superellipse.exponent(), m, floor: Real::sqrt(R::EPSILON) };
     let frame = Frame { rot: *r1, t: t1 };
     let p_norm = norm(&p);
