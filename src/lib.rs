@@ -2,8 +2,9 @@
 //!
 //! A `#![no_std]`, allocation-free, bounded collision-detection kernel for
 //! robot controllers: proximity queries between convex bodies seen through
-//! their support functions (GJK, EPA, MPR) or their signed distance functions
-//! (the ellipsoid method).
+//! their support functions (GJK, EPA, MPR), their signed distance functions
+//! (the ellipsoid method) or closed-form Minkowski sums, and between general
+//! (non-convex) SDF bodies (interval octree, projected gradients, particles).
 //!
 //! - [`math`]: the [`Real`](math::Real) scalar trait (f32 and f64), the
 //!   hardware square root on Cortex-M4F.
@@ -15,7 +16,13 @@
 //! - [`sdf`]: signed distance functions of the primitives (exact or lower
 //!   bounds with the right sign; the polytope by hill climbing on its faces)
 //!   and the ellipsoid method: collision, distance, inscribed-ball
-//!   penetration, warm start — in 2D and 3D.
+//!   penetration, warm start — in 2D and 3D; the torus, CSG and sampled
+//!   grids; the general SDF–SDF methods: [`sdf::octree`] (interval
+//!   arithmetic), [`sdf::gradient`] and [`sdf::particles`].
+//! - [`minkowski`]: exact ellipsoid–superquadric and ellipsoid–ellipsoid
+//!   tests.
+//! - `gpu` (feature `gpu`, std): the particle method for many pairs at once
+//!   on a GPU (wgpu).
 //!
 //! Every loop has a hard cap, no query panics, and "undetermined" is never
 //! reported as "separated".
