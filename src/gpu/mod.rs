@@ -287,6 +287,19 @@ fn output_usage() -> wgpu::BufferUsages {
     wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST
 }
 
+/// Poses as the shader's `Pose`: the rows of `[R | t]`.
+fn encode_poses(poses: &[Pose<f32>]) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(poses.len() * 48);
+    for p in poses {
+        let r = p.rotation.matrix();
+        let t = p.translation.vector;
+        for i in 0..3 {
+            [r[(i, 0)], r[(i, 1)], r[(i, 2)], t[i]].iter().for_each(|&v| push_f32(&mut bytes, v));
+        }
+    }
+    bytes
+}
+
 fn push_f32(out: &mut Vec<u8>, v: f32) {
     out.extend_from_slice(&v.to_le_bytes());
 }
@@ -563,14 +576,7 @@ impl GpuParticles {
         let total = total as u32;
         let n_pairs = pairs.len() as u32;
         // Inputs.
-        let mut pose_bytes = Vec::with_capacity(poses.len() * 48);
-        for p in poses {
-            let r = p.rotation.matrix();
-            let t = p.translation.vector;
-            for i in 0..3 {
-                [r[(i, 0)], r[(i, 1)], r[(i, 2)], t[i]].iter().for_each(|&v| push_f32(&mut pose_bytes, v));
-            }
-        }
+        let pose_bytes = encode_poses(poses);
         let mut end_bytes = Vec::with_capacity(ends.len() * 4);
         ends.iter().for_each(|&e| push_u32(&mut end_bytes, e as u32));
         for (what, len) in [
@@ -674,14 +680,7 @@ impl GpuParticles {
         if poses.len() != self.cpu_shapes.len() {
             return Err(GpuError::BadIndex { index: poses.len() as u32, shapes: self.cpu_shapes.len() as u32 });
         }
-        let mut pose_bytes = Vec::new();
-        for p in poses {
-            let r = p.rotation.matrix();
-            let t = p.translation.vector;
-            for i in 0..3 {
-                [r[(i, 0)], r[(i, 1)], r[(i, 2)], t[i]].iter().for_each(|&v| push_f32(&mut pose_bytes, v));
-            }
-        }
+        let pose_bytes = encode_poses(poses);
         let mut probe_bytes = Vec::with_capacity(points.len() * 16);
         for (s, x) in points {
             if *s >= self.cpu_shapes.len() as u32 {
