@@ -234,7 +234,9 @@ fn resolution<R: Real, const D: usize>(input: &Input) {
         Err(ParticleError::BadRegion) => assert!(n > 0 && bad, "BadRegion for {e:?}"),
         Err(ParticleError::TooManyParticles) => {
             assert!(n > 0 && !bad);
-            assert!((n as f64).powi(D as i32) > MAX_PARTICLES as f64, "TooManyParticles for N = {n}, {e:?}");
+            // `Nᴰ` or the rounded resolution's product (documented): rounding
+            // stays below `(N + 1)ᴰ`.
+            assert!((n as f64 + 1.0).powi(D as i32) > MAX_PARTICLES as f64, "TooManyParticles for N = {n}, {e:?}");
         }
         Err(other) => panic!("{other:?} from sample_resolution"),
         Ok(res) => {
@@ -297,9 +299,12 @@ fn run<R: Real>(input: &Input) {
 
     let cap = (input.capacity % 16) as usize;
     let mut out = vec![ParticleContact::<R, 3>::default(); cap];
+    // A thinning cell of 0 is refused too (the code: `t > 0`; the docs of
+    // `ParticleError::BadParams` say "NaN, infinite or negative": reported,
+    // fuzz/regressions/particle_projection/doc-thinning-zero-is-bad-params).
     let bad_params = params.max_steps == 0
         || !(params.epsilon.finite() && params.epsilon >= R::ZERO)
-        || params.thinning.is_some_and(|t| !(t.finite() && t >= R::ZERO));
+        || params.thinning.is_some_and(|t| !(t.finite() && t > R::ZERO));
     let rep = match particle_contacts(&a, &b, &params, &mut out) {
         Err(ParticleError::BadParams) => {
             assert!(bad_params, "BadParams for {params:?}");
@@ -331,7 +336,10 @@ fn run<R: Real>(input: &Input) {
         let tol = R::lit(64.0) * R::EPSILON * scale;
         assert!((c.depth - lo).abs() <= tol, "depth {:?} vs min(φ) {lo:?}", c.depth);
     }
-    assert!(!(apart && rep.hits > 0), "{rep:?} for bodies GJK certifies apart");
+    // A hit is "within ε of A ∩ B": only bodies apart by more than 2ε too.
+    let eps_abs = params.epsilon * scale * R::lit(4.0);
+    let apart_eps = gjk_lower(&a, &b, &budget).is_some_and(|lower| lower > band + eps_abs);
+    assert!(!(apart_eps && rep.hits > 0), "{rep:?} for bodies GJK certifies apart");
 }
 
 fuzz_target!(|input: Input| {

@@ -43,8 +43,9 @@ pub enum ParticleError {
     BadRegion,
     /// `Nⁿ` (or the rounded resolution's product) exceeds [`MAX_PARTICLES`].
     TooManyParticles,
-    /// A step cap of 0, or an `epsilon`/`thinning` that is NaN, infinite or
-    /// negative.
+    /// A step cap of 0, an `epsilon` that is NaN, infinite or negative, or
+    /// a `thinning` cell that is not finite and positive (0 included: a
+    /// cell of size 0 would put every contact in a cell of its own).
     BadParams,
 }
 
