@@ -116,6 +116,10 @@ fn expected_layout_error<R: Real>(dims: [usize; 3], origin: &Vector3<R>, h: R) -
         return Some(GridError::NonFiniteBounds);
     }
     let scale = origin.iter().chain(far.iter()).fold(R::ZERO, |m, c| if c.abs() > m { c.abs() } else { m });
+    // The kernel's extent, `sqrt(MAX)/1e3` (documented; ≈1.8e16 in f32).
+    if !(scale <= Real::sqrt(R::MAX) / R::lit(1.0e3)) {
+        return Some(GridError::NonFiniteBounds);
+    }
     if !(h > R::lit(64.0) * R::EPSILON * scale) {
         return Some(GridError::BadSpacing);
     }

@@ -15,7 +15,7 @@
 //! | [`Placed`] (3D pose) | 3 | as the shape |
 
 use super::{Aabb, Ball, Sdf, SdfAccuracy, SdfHint, SdfSample};
-use crate::math::{max, norm, normalize, Real, Vec3};
+use crate::math::{is_nan, max, norm, normalize, Real, Vec3};
 use crate::query::ShapeError;
 use crate::shape::{check_sizes, Capsule, Cone, Cuboid, Cylinder, Ellipsoid, MinkowskiSum, Placed, Sphere};
 use nalgebra::{SMatrix, SVector, Vector2};
@@ -103,6 +103,11 @@ fn box_sdf<R: Real, const D: usize>(b: &SVector<R, D>, x: &SVector<R, D>) -> Sdf
     let mut axis = 0;
     for i in 0..D {
         let q = x[i].abs_() - b[i];
+        // A NaN coordinate fails both comparisons below and would be skipped
+        // (a NaN point answered -b, "inside": fuzz finding): NaN in, NaN out.
+        if is_nan(q) {
+            return sample(q, SVector::zeros());
+        }
         if q > R::ZERO {
             outside[i] = if x[i] < R::ZERO { -q } else { q };
         }
@@ -319,6 +324,10 @@ impl<R: Real> CappedCone<R> {
         let mut nearest_vec = Vector2::zeros();
         for (a, b, n) in corners {
             let line = n.dot(&(p - a));
+            // NaN in, NaN out (a NaN line fails every comparison below).
+            if is_nan(line) {
+                return sample(line, Vector2::zeros());
+            }
             if line > best {
                 best = line;
                 best_normal = n;

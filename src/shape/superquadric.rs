@@ -36,7 +36,7 @@
 //! everywhere, with the sign of `φ` (ellipsoid-method paper, Eq. 21).
 
 use super::{check_sizes, Bounded, SupportMap};
-use crate::math::{finite_vec, max, min, normalize, Pt3, Real, Vec3};
+use crate::math::{finite_vec, is_nan, max, min, normalize, Pt3, Real, Vec3};
 use crate::query::ShapeError;
 use crate::sdf::{Ball, Sdf, SdfAccuracy, SdfSample};
 use nalgebra::{ComplexField, Vector2};
@@ -90,7 +90,8 @@ fn check_exponent<R: Real>(e: R) -> Result<(), ShapeError> {
 pub(crate) fn lp2<R: Real>(x: R, y: R, p: R) -> R {
     let m = max(x, y);
     if !(m > R::ZERO) {
-        return R::ZERO;
+        // 0 at the origin; a NaN stays NaN (`max` keeps a NaN first operand).
+        return if is_nan(m) { m } else { R::ZERO };
     }
     m * pow_abs(pow_abs(x / m, p) + pow_abs(y / m, p), R::ONE / p)
 }
@@ -278,6 +279,10 @@ impl<R: Real> Sdf<R, 3> for Superquadric<R> {
     /// at the centre `−min axis` with the gradient along that axis.
     fn eval(&self, x: &Vec3<R>) -> SdfSample<R, 3> {
         let g = self.gauge(x);
+        // NaN in, NaN out (not the centre's value below).
+        if is_nan(g) {
+            return SdfSample { value: g, gradient: Vec3::zeros() };
+        }
         let n = self.radial_normal(x);
         match n {
             Some(n) if g > R::ZERO => {
@@ -409,6 +414,9 @@ impl<R: Real> Sdf<R, 2> for Superellipse<R> {
     /// Tangent-line lower bound at the radial boundary point.
     fn eval(&self, x: &Vector2<R>) -> SdfSample<R, 2> {
         let g = self.gauge(x);
+        if is_nan(g) {
+            return SdfSample { value: g, gradient: Vector2::zeros() };
+        }
         if let Some(n) = self.radial_normal(x) {
             let y = x / g;
             if finite_vec(&y) {
