@@ -77,6 +77,10 @@ fn box_sdf3(b: vec3<f32>, x: vec3<f32>) -> vec4<f32> {
     var axis = 0u;
     for (var i = 0u; i < 3u; i++) {
         let q = abs(x[i]) - b[i];
+        // NaN in, NaN out (a NaN fails both comparisons below).
+        if (q != q) {
+            return vec4<f32>(0.0, 0.0, 0.0, q);
+        }
         if (q > 0.0) {
             outside[i] = select(q, -q, x[i] < 0.0);
         }
@@ -101,6 +105,10 @@ fn box_sdf2(b: vec2<f32>, x: vec2<f32>) -> vec4<f32> {
     var axis = 0u;
     for (var i = 0u; i < 2u; i++) {
         let q = abs(x[i]) - b[i];
+        // NaN in, NaN out (a NaN fails both comparisons below).
+        if (q != q) {
+            return vec4<f32>(0.0, 0.0, 0.0, q);
+        }
         if (q > 0.0) {
             outside[i] = select(q, -q, x[i] < 0.0);
         }
