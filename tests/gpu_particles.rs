@@ -375,6 +375,40 @@ fn every_projection_of_a_thousand_pairs_and_a_corner_pair() {
     assert!(frame.pair(apart).is_empty());
 }
 
+/// A contact buffer too small for the frame: the write pass runs in batches
+/// of whole pairs and the frame is the same as with one pass; a single pair
+/// with more contacts than the buffer holds is a typed error.
+#[test]
+fn a_small_contact_buffer_gives_the_same_frame_in_batches() {
+    let Some(mut gpu) = gpu() else { return };
+    let mut rng = rng(64);
+    let shapes: Vec<GpuShape> = (0..40).map(|k| random_shape(&mut rng, k)).collect();
+    gpu.upload_shapes(&shapes).unwrap();
+    let poses: Vec<Pose<f32>> = (0..shapes.len()).map(|_| random_pose(&mut rng, 1.0)).collect();
+    let pairs: Vec<(u32, u32)> = (0..40u32).flat_map(|a| (a + 1..40).map(move |b| (a, b))).take(300).collect();
+    let params = ParticleParams { resolution: 8, max_steps: 16, epsilon: 1e-3, thinning: None };
+    let whole = gpu.contacts_blocking(&poses, &pairs, &params).unwrap();
+    let largest = (0..pairs.len()).map(|k| whole.pair(k).len()).max().unwrap();
+    assert!(whole.contacts.len() > 10 * largest, "{} contacts, largest pair {largest}", whole.contacts.len());
+    // Room for the largest pair and a little more: many batches.
+    assert_eq!(gpu.limit_contact_buffer(48 * (largest as u64 + 7)), 48 * (largest as u64 + 7));
+    let batched = gpu.contacts_blocking(&poses, &pairs, &params).unwrap();
+    assert_eq!(batched, whole);
+    // One pair that does not fit: an error, and the pipeline still answers.
+    gpu.limit_contact_buffer(48 * (largest as u64 - 1));
+    match gpu.contacts_blocking(&poses, &pairs, &params) {
+        Err(GpuError::LimitExceeded { what, requested, limit }) => {
+            assert_eq!(
+                (what, requested, limit),
+                ("contact bytes of one pair", 48 * largest as u64, 48 * (largest as u64 - 1))
+            )
+        }
+        other => panic!("{other:?}"),
+    }
+    gpu.limit_contact_buffer(u64::MAX);
+    assert_eq!(gpu.contacts_blocking(&poses, &pairs, &params).unwrap(), whole);
+}
+
 #[test]
 fn bad_input_is_a_typed_error_and_the_pipeline_recovers() {
     let Some(mut gpu) = gpu() else { return };

@@ -16,7 +16,11 @@
 //! 3. **write**: the same projections again, each hit written at its pair's
 //!    offset plus an atomic cursor; read back, sorted per pair by particle
 //!    index (the order within a pair is the GPU's), so results are
-//!    reproducible and comparable with [`particle_contacts`].
+//!    reproducible and comparable with [`particle_contacts`]. Pairs without
+//!    hits are not projected again. A frame whose contacts exceed the
+//!    contact buffer (the adapter's storage-buffer limit, 128 MiB on
+//!    lavapipe, or [`GpuParticles::limit_contact_buffer`]) runs this pass in
+//!    batches of whole pairs.
 //!
 //! The WGSL SDFs are twins of the CPU ones (sphere, box, capsule, cylinder,
 //! torus under a rigid pose): same formulas, f32. Sampled grids, CSG and
@@ -64,6 +68,8 @@ use crate::shape::{Capsule, Cuboid, Cylinder, Placed, Pose, Sphere};
 const SHADER: &str = include_str!("particles.wgsl");
 /// Invocations per workgroup (`@workgroup_size(64)` in the shader).
 const WORKGROUP: u32 = 64;
+/// Bytes of one contact in the shader's `contacts` buffer.
+const CONTACT_BYTES: u64 = 48;
 
 /// A shape the GPU evaluates (in its own frame; the pose comes per frame).
 /// Its [`Sdf`] is the CPU twin: the CPU reference runs the same shapes.
@@ -275,6 +281,8 @@ pub struct GpuParticles {
     readback: Grow,
     cpu_shapes: Vec<GpuShape>,
     max_storage: u64,
+    /// Contacts written per write pass (the contact buffer's size / 48).
+    contacts_per_pass: u64,
 }
 
 /// Storage usage for inputs written by the host.
@@ -387,7 +395,7 @@ impl GpuParticles {
         let (count, write, probe) = (pipeline("count"), pipeline("write"), pipeline("probe"));
         let params = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("params"),
-            size: 16,
+            size: 32,
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
@@ -404,6 +412,7 @@ impl GpuParticles {
             probe_out: Grow::new(&device, "probe_out", output_usage()),
             readback: Grow::new(&device, "readback", readback_usage),
             max_storage: limits.max_storage_buffer_binding_size.min(limits.max_buffer_size),
+            contacts_per_pass: limits.max_storage_buffer_binding_size.min(limits.max_buffer_size) / CONTACT_BYTES,
             device,
             queue,
             info,
@@ -424,6 +433,23 @@ impl GpuParticles {
     /// The adapter's name, backend and driver.
     pub fn adapter_info(&self) -> &str {
         &self.info
+    }
+
+    /// Caps the GPU memory of the contact buffer at `bytes` (48 bytes a
+    /// contact; at most the adapter's storage-buffer limit, which is also
+    /// the default — 128 MiB on lavapipe). A frame with more contacts runs
+    /// its write pass and readback in several batches of whole pairs; only
+    /// a single pair with more contacts than fit is
+    /// [`GpuError::LimitExceeded`]. Returns the cap in force.
+    ///
+    /// ```no_run
+    /// let mut gpu = narrowphase::gpu::GpuParticles::new_blocking()?;
+    /// assert_eq!(gpu.limit_contact_buffer(48 << 20), 48 << 20); // 1 M contacts a batch
+    /// # Ok::<(), narrowphase::gpu::GpuError>(())
+    /// ```
+    pub fn limit_contact_buffer(&mut self, bytes: u64) -> u64 {
+        self.contacts_per_pass = (bytes.min(self.max_storage) / CONTACT_BYTES).max(1);
+        self.contacts_per_pass * CONTACT_BYTES
     }
 
     /// The shapes, once (or whenever they change); pairs name them by index
@@ -494,6 +520,17 @@ impl GpuParticles {
         let groups = invocations.div_ceil(WORKGROUP).max(1);
         let max = self.device.limits().max_compute_workgroups_per_dimension.max(1);
         groups.min(max) * WORKGROUP
+    }
+
+    /// The shader's `Params`: the frame's pair count, the particles this
+    /// dispatch runs (global indices), the step cap, the grid's row length.
+    fn set_params(&self, n_pairs: u32, particles: Range<u32>, max_steps: u32) {
+        let row = self.row(particles.end - particles.start);
+        let mut uniform = Vec::with_capacity(32);
+        [n_pairs, particles.end, max_steps, row, particles.start, 0, 0, 0]
+            .iter()
+            .for_each(|&v| push_u32(&mut uniform, v));
+        self.queue.write_buffer(&self.params, 0, &uniform);
     }
 
     /// Copies `bytes` of `src` back to the host.
@@ -596,10 +633,7 @@ impl GpuParticles {
         self.queue.write_buffer(&self.ends.buffer, 0, &end_bytes);
         let zeros = vec![0u8; end_bytes.len()];
         self.queue.write_buffer(&self.counts.buffer, 0, &zeros);
-        let row = self.row(total);
-        let mut uniform = Vec::with_capacity(16);
-        [n_pairs, total, params.max_steps, row].iter().for_each(|&v| push_u32(&mut uniform, v));
-        self.queue.write_buffer(&self.params, 0, &uniform);
+        self.set_params(n_pairs, 0..total, params.max_steps);
         if total == 0 {
             return Ok(FrameContacts { contacts: Vec::new(), ranges: vec![0..0; pairs.len()], particles: 0 });
         }
@@ -608,29 +642,50 @@ impl GpuParticles {
         self.dispatch(&self.count, total, &mut encoder);
         self.queue.submit([encoder.finish()]);
         let counts = self.read("counts", end_bytes.len() as u64).await?;
-        // Prefix sum on the host.
-        let (mut offsets, mut ranges, mut hits) =
-            (Vec::with_capacity(end_bytes.len()), Vec::with_capacity(pairs.len()), 0usize);
+        // Prefix sum on the host, and batches of whole pairs whose contacts
+        // fit the contact buffer (one batch unless the frame is huge).
+        let per_pass = self.contacts_per_pass;
+        let (mut offsets, mut ranges) = (Vec::with_capacity(end_bytes.len()), Vec::with_capacity(pairs.len()));
+        let mut batches: Vec<(Range<usize>, Range<usize>)> = Vec::new(); // (pairs, contacts)
+        let mut hits = 0usize;
         for k in 0..pairs.len() {
             let c = read_u32(&counts, 4 * k) as usize;
-            push_u32(&mut offsets, hits as u32);
+            if c as u64 > per_pass {
+                let (requested, limit) = (c as u64 * CONTACT_BYTES, per_pass * CONTACT_BYTES);
+                return Err(GpuError::LimitExceeded { what: "contact bytes of one pair", requested, limit });
+            }
+            // A batch starts and ends at a pair with hits: the particles of
+            // pairs without any are not projected again.
+            if c > 0 {
+                match batches.last_mut() {
+                    Some((ks, cs)) if ((hits + c - cs.start) as u64) <= per_pass => {
+                        ks.end = k + 1;
+                        cs.end = hits + c;
+                    }
+                    _ => batches.push((k..k + 1, hits..hits + c)),
+                }
+            }
+            let start = batches.last().map_or(0, |b| b.1.start);
+            push_u32(&mut offsets, (hits - start) as u32);
             ranges.push(hits..hits + c);
             hits += c;
         }
-        let contact_bytes = (hits.max(1) * 48) as u64;
-        self.check_size("contact buffer bytes", contact_bytes)?;
-        // (bind groups are built per dispatch: a reallocation needs nothing else)
-        self.contacts.ensure(&self.device, contact_bytes);
+        let largest = batches.iter().map(|b| b.1.len()).max().unwrap_or(0);
+        self.contacts.ensure(&self.device, (largest.max(1) as u64) * CONTACT_BYTES);
         self.queue.write_buffer(&self.offsets.buffer, 0, &offsets);
         self.queue.write_buffer(&self.counts.buffer, 0, &zeros);
-        // Pass 2: write.
-        let mut encoder = self.device.create_command_encoder(&Default::default());
-        self.dispatch(&self.write, total, &mut encoder);
-        self.queue.submit([encoder.finish()]);
-        let raw = self.read("contacts", contact_bytes).await?;
-        let mut contacts: Vec<GpuContact> = (0..hits)
-            .map(|i| {
-                let at = 48 * i;
+        // Pass 2: write, batch by batch (the pairs' particles only).
+        let mut contacts: Vec<GpuContact> = Vec::with_capacity(hits);
+        for (ks, cs) in batches {
+            let first = if ks.start == 0 { 0 } else { ends[ks.start - 1] as u32 };
+            let last = ends[ks.end - 1] as u32;
+            self.set_params(n_pairs, first..last, params.max_steps);
+            let mut encoder = self.device.create_command_encoder(&Default::default());
+            self.dispatch(&self.write, last - first, &mut encoder);
+            self.queue.submit([encoder.finish()]);
+            let raw = self.read("contacts", cs.len() as u64 * CONTACT_BYTES).await?;
+            contacts.extend((0..cs.len()).map(|i| {
+                let at = CONTACT_BYTES as usize * i;
                 let f = |k: usize| read_f32(&raw, at + 4 * k);
                 GpuContact {
                     point: Vec3::new(f(0), f(1), f(2)),
@@ -640,8 +695,8 @@ impl GpuParticles {
                     particle: read_u32(&raw, at + 36),
                     steps: read_u32(&raw, at + 40),
                 }
-            })
-            .collect();
+            }));
+        }
         for r in &ranges {
             if let Some(s) = contacts.get_mut(r.clone()) {
                 s.sort_unstable_by_key(|c| c.particle);

@@ -34,10 +34,16 @@ struct Pair {
 
 struct Params {
     n_pairs: u32,
-    total: u32,
+    // This dispatch runs particles [first, end) of the frame (global indices;
+    // the write pass runs in batches of whole pairs when contacts are many).
+    end: u32,
     max_steps: u32,
     // Invocations per row of the dispatch grid (x groups · 64).
     row: u32,
+    first: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
 }
 
 struct Contact {
@@ -265,8 +271,8 @@ fn run_particle(i: u32) -> Particle {
 // Pass 1: count the hits of every pair.
 @compute @workgroup_size(64)
 fn count(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = gid.x + gid.y * params.row;
-    if (i >= params.total) {
+    let i = params.first + gid.x + gid.y * params.row;
+    if (i >= params.end) {
         return;
     }
     let r = run_particle(i);
@@ -279,8 +285,8 @@ fn count(@builtin(global_invocation_id) gid: vec3<u32>) {
 // (prefix sum of pass 1's counts) plus a per-pair cursor.
 @compute @workgroup_size(64)
 fn write(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = gid.x + gid.y * params.row;
-    if (i >= params.total) {
+    let i = params.first + gid.x + gid.y * params.row;
+    if (i >= params.end) {
         return;
     }
     let r = run_particle(i);
