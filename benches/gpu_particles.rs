@@ -1,7 +1,8 @@
 //! The particle method on many pairs: the wgpu pipeline (whatever adapter
 //! wgpu finds; Mesa's lavapipe on a machine without a GPU) against the CPU
 //! particle method on one core and on all cores (`std::thread::scope` over
-//! pairs), Table 1-style scenes (N = 5, 10, 15, 20). A plain timed loop:
+//! pairs), Table 1-style scenes (N = 5, 10, 15, 20) of primitives and
+//! first-order grids (one shape in six). A plain timed loop:
 //! each figure is the median of several frames. Prints a table.
 //!
 //! `cargo bench --features gpu --bench gpu_particles` (optional: `PAIRS=…`).
@@ -10,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use nalgebra::{Rotation3, Translation3, Unit, Vector3};
 use narrowphase::gpu::{GpuParticles, GpuShape};
+use narrowphase::sdf::grid::{fill_first_order, GridLayout};
 use narrowphase::sdf::particles::{particle_contacts, ParticleContact, ParticleParams};
 use narrowphase::sdf::Torus;
 use narrowphase::shape::{Capsule, Cuboid, Cylinder, Placed, Pose, Sphere};
@@ -27,17 +29,27 @@ impl Lcg {
     }
 }
 
-fn shape(rng: &mut Lcg, i: usize) -> GpuShape {
-    match i % 5 {
+/// Sphere, box, capsule, cylinder, torus, and (every sixth) a first-order
+/// grid of one of those, spacing 0.05 (values leaked: `'static`).
+fn shape(rng: &mut Lcg, i: usize) -> GpuShape<'static> {
+    match i % 6 {
         0 => GpuShape::Sphere(Sphere::new(rng.range(0.3, 0.8)).unwrap()),
         1 => GpuShape::Cuboid(
             Cuboid::new(Vector3::new(rng.range(0.2, 0.7), rng.range(0.2, 0.7), rng.range(0.2, 0.7))).unwrap(),
         ),
         2 => GpuShape::Capsule(Capsule::new(rng.range(0.2, 0.6), rng.range(0.15, 0.4)).unwrap()),
         3 => GpuShape::Cylinder(Cylinder::new(rng.range(0.2, 0.6), rng.range(0.2, 0.5)).unwrap()),
-        _ => {
+        4 => {
             let major = rng.range(0.4, 0.8);
             GpuShape::Torus(Torus::new(major, major * rng.range(0.2, 0.5)).unwrap())
+        }
+        _ => {
+            use narrowphase::sdf::Sdf;
+            let body = shape(rng, i / 6 % 5);
+            let h = 0.05;
+            let layout = GridLayout::covering(&body.bounding_box().inflated(2.0 * h), h).unwrap();
+            let values: &'static mut [f32] = Box::leak(vec![0.0; 4 * layout.samples()].into_boxed_slice());
+            GpuShape::Grid(fill_first_order(&body, &layout, values).unwrap())
         }
     }
 }
@@ -99,7 +111,8 @@ fn main() {
     let shapes: Vec<GpuShape> = (0..400).map(|i| shape(&mut rng, i)).collect();
     gpu.upload_shapes(&shapes).unwrap();
     let poses: Vec<Pose<f32>> = (0..shapes.len()).map(|_| pose(&mut rng, 2.0)).collect();
-    let placed = gpu.placed(&poses);
+    // The CPU twins (what `gpu.placed` gives, without borrowing `gpu`).
+    let placed: Vec<Placed<GpuShape, f32>> = shapes.iter().zip(&poses).map(|(s, p)| Placed::new(*s, *p)).collect();
     // The broad phase's output: pairs whose bounding boxes meet.
     let mut pairs = Vec::new();
     'outer: for a in 0..shapes.len() as u32 {

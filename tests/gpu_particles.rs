@@ -11,8 +11,9 @@ mod common;
 
 use common::*;
 use nalgebra::{Translation3, Vector3};
-use narrowphase::gpu::{FrameContacts, GpuError, GpuParticles, GpuShape};
+use narrowphase::gpu::{FrameContacts, GpuContact, GpuError, GpuParticles, GpuShape};
 use narrowphase::prelude::*;
+use narrowphase::sdf::grid::{fill_first_order, FirstOrderGrid, GridLayout};
 use narrowphase::sdf::particles::{
     iterate_projection, pair_setup, particle_contacts, particle_position, ParticleContact, ParticleParams, Projection,
 };
@@ -44,18 +45,38 @@ fn gpu() -> Option<GpuParticles> {
     }
 }
 
-fn random_shape(rng: &mut impl Rng, i: usize) -> GpuShape {
+/// A first-order grid of `body` (spacing `h`, two cells of margin). The
+/// values leak: `'static` for the test's shapes (a few hundred KB).
+fn grid_of<S: Sdf<f32, 3>>(body: &S, h: f32) -> FirstOrderGrid<'static, f32> {
+    let layout = GridLayout::covering(&body.bounding_box().inflated(2.0 * h), h).unwrap();
+    let values: &'static mut [f32] = Box::leak(vec![0.0; 4 * layout.samples()].into_boxed_slice());
+    fill_first_order(body, &layout, values).unwrap()
+}
+
+/// Sphere, box, capsule, cylinder, torus, and a first-order grid of one of
+/// those (every sixth shape).
+fn random_shape(rng: &mut impl Rng, i: usize) -> GpuShape<'static> {
     let s = |rng: &mut dyn rand::RngCore, lo: f32, hi: f32| rng.random_range(lo..hi);
-    match i % 5 {
+    match i % 6 {
         0 => GpuShape::Sphere(Sphere::new(s(rng, 0.2, 0.8)).unwrap()),
         1 => GpuShape::Cuboid(Cuboid::new(Vector3::new(s(rng, 0.1, 0.7), s(rng, 0.1, 0.7), s(rng, 0.1, 0.7))).unwrap()),
         2 => GpuShape::Capsule(Capsule::new(s(rng, 0.1, 0.6), s(rng, 0.1, 0.4)).unwrap()),
         3 => GpuShape::Cylinder(Cylinder::new(s(rng, 0.1, 0.6), s(rng, 0.1, 0.5)).unwrap()),
-        _ => {
+        4 => {
             let major = s(rng, 0.4, 0.8);
             GpuShape::Torus(Torus::new(major, s(rng, 0.05, 0.3).min(major * 0.8)).unwrap())
         }
+        _ => {
+            let body = random_shape(rng, i / 6 % 5);
+            GpuShape::Grid(grid_of(&body, s(rng, 0.04, 0.1)))
+        }
     }
+}
+
+/// The CPU twins of `shapes` at `poses` (what `GpuParticles::placed` gives
+/// for the uploaded copies).
+fn twins<'a>(shapes: &[GpuShape<'a>], poses: &[Pose<f32>]) -> Vec<Placed<GpuShape<'a>, f32>> {
+    shapes.iter().zip(poses).map(|(s, p)| Placed::new(*s, *p)).collect()
 }
 
 fn random_pose(rng: &mut impl Rng, spread: f64) -> Pose<f32> {
@@ -79,15 +100,48 @@ fn cpu_pair(
         .collect()
 }
 
+/// Whether pair `(a, b)` has a sampled grid.
+fn has_grid(placed: &[Placed<GpuShape, f32>], (a, b): (u32, u32)) -> bool {
+    [a, b].iter().any(|&i| matches!(placed[i as usize].shape, GpuShape::Grid(_)))
+}
+
+/// A GPU hit that took another path than the CPU's: it must still be a hit
+/// by the CPU's own evaluation — `max(φ_A, φ_B) < ε` at its point, depth
+/// `min(φ_A, φ_B)` and normal `∇φ_B` there (within f32 rounding of the
+/// pair's size), within the step cap.
+///
+/// Why paths part on grids: outside its box a grid's field is
+/// `√(|x − c|² + max(f̃(c), 0)²)`, `c` the nearest box point, whose gradient
+/// jumps across the planes of the box's faces — and a projection step from
+/// outside lands exactly on such a plane (up to rounding). Whether the next
+/// point counts as on this side or that is decided by the last bit of an
+/// FMA, which the GPU and the CPU round differently.
+fn assert_valid_hit(
+    a: &Placed<GpuShape, f32>,
+    b: &Placed<GpuShape, f32>,
+    epsilon: f32,
+    max_steps: u32,
+    g: &GpuContact,
+) {
+    let (sa, sb) = (a.eval(&g.point), b.eval(&g.point));
+    let rounding = 64.0 * f32::EPSILON * (a.bounding_ball().radius + b.bounding_ball().radius);
+    let what = format!("{g:?}: φ_A {} φ_B {}, ε {epsilon}", sa.value, sb.value);
+    assert!(sa.value.max(sb.value) < epsilon + rounding, "not a hit: {what}");
+    assert!((g.depth - sa.value.min(sb.value)).abs() <= rounding, "depth: {what}");
+    assert!((g.normal - sb.gradient).norm() < 1e-2, "normal {:?}: {what}", sb.gradient);
+    assert!(g.steps <= max_steps, "{what}");
+}
+
 /// Compares a frame with the CPU pair by pair; returns (CPU hits, GPU hits,
-/// particles whose hit/miss differs).
+/// particles whose hit/miss or normal differs, grid-pair hits reached by
+/// another path — each checked to be a hit).
 fn compare(
     frame: &FrameContacts,
     placed: &[Placed<GpuShape, f32>],
     pairs: &[(u32, u32)],
     params: &ParticleParams<f32>,
-) -> (usize, usize, usize) {
-    let (mut cpu_hits, mut gpu_hits, mut flipped) = (0, 0, 0);
+) -> (usize, usize, usize, usize) {
+    let (mut cpu_hits, mut gpu_hits, mut flipped, mut paths) = (0, 0, 0, 0);
     assert_eq!(frame.ranges.len(), pairs.len());
     for (k, &pair) in pairs.iter().enumerate() {
         let cpu = cpu_pair(placed, pair, params);
@@ -103,36 +157,39 @@ fn compare(
             let Some((_, p)) = cpu.get(c.particle as usize) else {
                 panic!("pair {k}: particle {} unknown", c.particle)
             };
-            if !p.hit {
+            let grid = has_grid(placed, pair);
+            if !p.hit && !grid {
                 flipped += 1;
                 continue;
             }
             // Same particle, same steps: same point, normal, depth within f32 rounding
             // (accumulated over the steps, relative to the pair's size).
             let tol = 2e-4 * scale;
-            assert!(
-                (c.point - p.point).norm() <= tol,
-                "pair {k} particle {}: {:?} vs {:?}",
-                c.particle,
-                c.point,
-                p.point
-            );
-            assert!(
-                (c.depth - p.depth).abs() <= tol,
-                "pair {k} particle {}: depth {} vs {}",
-                c.particle,
-                c.depth,
-                p.depth
-            );
+            let same = p.hit
+                && (c.point - p.point).norm() <= tol
+                && (c.depth - p.depth).abs() <= tol
+                && c.steps.abs_diff(p.steps) <= 1;
+            if !same && grid {
+                let setup = pair_setup(&placed[pair.0 as usize], &placed[pair.1 as usize], params).unwrap().unwrap();
+                assert_valid_hit(
+                    &placed[pair.0 as usize],
+                    &placed[pair.1 as usize],
+                    setup.epsilon,
+                    params.max_steps,
+                    c,
+                );
+                paths += 1;
+                continue;
+            }
+            assert!(same, "pair {k} particle {}: GPU {c:?} vs CPU {p:?}", c.particle);
             // Normals can turn where a gradient jumps (box edges) within rounding of the point.
             if (c.normal - p.normal).norm() > 1e-3 {
                 flipped += 1;
             }
-            assert!(c.steps.abs_diff(p.steps) <= 1, "pair {k}: steps {} vs {}", c.steps, p.steps);
         }
         flipped += hits.iter().filter(|(i, _)| gpu.binary_search_by_key(i, |c| c.particle).is_err()).count();
     }
-    (cpu_hits, gpu_hits, flipped)
+    (cpu_hits, gpu_hits, flipped, paths)
 }
 
 /// Every WGSL SDF twin equals its Rust original at random points around its
@@ -144,7 +201,7 @@ fn wgsl_sdfs_match_the_rust_ones() {
     let shapes: Vec<GpuShape> = (0..25).map(|i| random_shape(&mut rng, i)).collect();
     gpu.upload_shapes(&shapes).unwrap();
     let poses: Vec<Pose<f32>> = (0..shapes.len()).map(|_| random_pose(&mut rng, 2.0)).collect();
-    let placed = gpu.placed(&poses);
+    let placed = twins(&shapes, &poses);
     let points: Vec<(u32, Vector3<f32>)> = (0..20_000)
         .map(|k| {
             let i = k % shapes.len();
@@ -208,7 +265,7 @@ fn gpu_contacts_equal_the_cpu_method_pair_by_pair() {
     let shapes: Vec<GpuShape> = (0..300).map(|i| random_shape(&mut rng, i)).collect();
     gpu.upload_shapes(&shapes).unwrap();
     let poses: Vec<Pose<f32>> = (0..shapes.len()).map(|_| random_pose(&mut rng, 2.5)).collect();
-    let placed = gpu.placed(&poses);
+    let placed = twins(&shapes, &poses);
     // Pairs whose bounding boxes meet (the broad phase's output), and one
     // pair of balls whose boxes meet but which are apart (zero hits).
     let mut pairs = Vec::new();
@@ -225,8 +282,8 @@ fn gpu_contacts_equal_the_cpu_method_pair_by_pair() {
     assert!(pairs.len() >= 1000, "{} pairs", pairs.len());
     let params = ParticleParams { resolution: 6, ..ParticleParams::default() };
     let frame = gpu.contacts_blocking(&poses, &pairs, &params).unwrap();
-    let (mut flips, mut step_flips, mut total_hits, mut zero_pairs, mut worst) =
-        (0usize, 0usize, 0usize, 0usize, 0.0_f32);
+    let (mut flips, mut step_flips, mut paths, mut total_hits, mut zero_pairs, mut worst) =
+        (0usize, 0usize, 0usize, 0usize, 0usize, 0.0_f32);
     let mut buffer = vec![ParticleContact::default(); 1 << 12];
     for (k, &(a, b)) in pairs.iter().enumerate() {
         let cpu = particle_contacts(&placed[a as usize], &placed[b as usize], &params, &mut buffer).unwrap();
@@ -237,6 +294,8 @@ fn gpu_contacts_equal_the_cpu_method_pair_by_pair() {
         if cpu_hits.is_empty() && gpu_hits.is_empty() {
             zero_pairs += 1;
         }
+        let grid = has_grid(&placed, (a, b));
+        let eps = pair_setup(&placed[a as usize], &placed[b as usize], &params).unwrap().map_or(0.0, |s| s.epsilon);
         let (mut i, mut j) = (0, 0);
         while i < cpu_hits.len() || j < gpu_hits.len() {
             match (cpu_hits.get(i), gpu_hits.get(j)) {
@@ -245,6 +304,9 @@ fn gpu_contacts_equal_the_cpu_method_pair_by_pair() {
                     if e < 1e-4 {
                         worst = worst.max(e);
                         assert!((c.normal - g.normal).norm() < 1e-2 || e < 1e-6, "pair {k}: normals {c:?} {g:?}");
+                    } else if grid {
+                        assert_valid_hit(&placed[a as usize], &placed[b as usize], eps, params.max_steps, g);
+                        paths += 1;
                     } else {
                         assert_one_step_apart(&placed[a as usize], &placed[b as usize], &params, c, g);
                         step_flips += 1;
@@ -252,30 +314,36 @@ fn gpu_contacts_equal_the_cpu_method_pair_by_pair() {
                     i += 1;
                     j += 1;
                 }
-                (Some(c), Some(g)) if c.particle < g.particle => {
-                    flips += 1;
+                // A CPU hit the GPU does not have.
+                (Some(c), g) if g.is_none_or(|g| c.particle < g.particle) => {
+                    *(if grid { &mut paths } else { &mut flips }) += 1;
                     i += 1;
                 }
-                (Some(_), None) => {
-                    flips += 1;
-                    i += 1;
-                }
-                _ => {
-                    flips += 1;
+                // A GPU hit the CPU does not have.
+                (_, Some(g)) => {
+                    if grid {
+                        assert_valid_hit(&placed[a as usize], &placed[b as usize], eps, params.max_steps, g);
+                        paths += 1;
+                    } else {
+                        flips += 1;
+                    }
                     j += 1;
                 }
+                (Some(_), None) | (None, None) => unreachable!("the CPU-only arm takes (Some, None)"),
             }
         }
     }
     println!(
         "{} pairs, {} particles, {total_hits} CPU contacts, {} GPU contacts, {flips} particles decided differently, \
-         {step_flips} stopped one step apart, worst point/depth difference otherwise {worst:.2e}, {zero_pairs} pairs without contact",
+         {step_flips} stopped one step apart, {paths} grid-pair hits by another path, worst point/depth difference \
+         otherwise {worst:.2e}, {zero_pairs} pairs without contact",
         pairs.len(),
         frame.particles,
         frame.contacts.len()
     );
     assert!(flips * 1000 <= total_hits.max(1), "{flips} of {total_hits}");
     assert!(step_flips * 1000 <= total_hits.max(1), "{step_flips} of {total_hits} stopped a step apart");
+    assert!(paths * 50 <= total_hits.max(1), "{paths} of {total_hits} by another path");
     assert!(zero_pairs > 0 && total_hits > 1000);
 }
 
@@ -331,14 +399,15 @@ fn two_frames_reuse_buffers_and_match_every_projection() {
         let placed = gpu.placed(&poses);
         let expected: u64 = pairs.iter().map(|&p| cpu_pair(&placed, p, &params).len() as u64).sum();
         assert_eq!(frame.particles, expected);
-        let (cpu_hits, gpu_hits, flipped) = compare(&frame, &placed, &pairs, &params);
+        let (cpu_hits, gpu_hits, flipped, paths) = compare(&frame, &placed, &pairs, &params);
         eprintln!(
-            "frame {frame_no}: {} pairs, {} particles, hits CPU {cpu_hits} GPU {gpu_hits}, {flipped} differ",
+            "frame {frame_no}: {} pairs, {} particles, hits CPU {cpu_hits} GPU {gpu_hits}, {flipped} differ, {paths} grid hits by another path",
             pairs.len(),
             frame.particles
         );
         assert!(cpu_hits > 1000, "the scene must make contacts");
         assert!(flipped * 500 <= cpu_hits, "{flipped} particles differ of {cpu_hits}");
+        assert!(paths * 50 <= cpu_hits, "{paths} of {cpu_hits} by another path");
     }
 }
 
@@ -361,14 +430,15 @@ fn every_projection_of_a_thousand_pairs_and_a_corner_pair() {
     let params = ParticleParams { resolution: 5, max_steps: 16, epsilon: 1e-3, thinning: None };
     let frame = gpu.contacts_blocking(&poses, &pairs, &params).unwrap();
     let placed = gpu.placed(&poses);
-    let (cpu_hits, gpu_hits, flipped) = compare(&frame, &placed, &pairs, &params);
+    let (cpu_hits, gpu_hits, flipped, paths) = compare(&frame, &placed, &pairs, &params);
     let touching = (0..pairs.len()).filter(|&k| !frame.pair(k).is_empty()).count();
     eprintln!(
-        "{} pairs ({touching} with hits), {} particles, hits CPU {cpu_hits} GPU {gpu_hits}, {flipped} differ",
+        "{} pairs ({touching} with hits), {} particles, hits CPU {cpu_hits} GPU {gpu_hits}, {flipped} differ, {paths} grid hits by another path",
         pairs.len(),
         frame.particles
     );
-    assert!(touching > 100 && touching < pairs.len(), "a mix of touching and apart pairs");
+    assert!(paths * 50 <= cpu_hits, "{paths} of {cpu_hits} by another path");
+    assert!(touching > 50 && touching < pairs.len(), "a mix of touching and apart pairs");
     assert!(flipped * 200 <= cpu_hits.max(1), "{flipped} particles differ of {cpu_hits}");
     // The corner pair: particles, no hit.
     assert!(cpu_pair(&placed, (60, 61), &params).len() > 50);

@@ -61,8 +61,12 @@ use std::{format, vec};
 
 use crate::math::Vec3;
 use crate::sdf::particles::{pair_setup, ParticleError, ParticleParams};
-use crate::sdf::{Aabb, Ball, Sdf, SdfAccuracy, SdfSample, Torus};
-use crate::shape::{Capsule, Cuboid, Cylinder, Placed, Pose, Sphere};
+use crate::sdf::SdfSample;
+use crate::shape::{Placed, Pose};
+
+mod shape;
+pub use shape::GpuShape;
+use shape::ShapeStore;
 
 /// The shader, loaded into the binary.
 const SHADER: &str = include_str!("particles.wgsl");
@@ -70,71 +74,6 @@ const SHADER: &str = include_str!("particles.wgsl");
 const WORKGROUP: u32 = 64;
 /// Bytes of one contact in the shader's `contacts` buffer.
 const CONTACT_BYTES: u64 = 48;
-
-/// A shape the GPU evaluates (in its own frame; the pose comes per frame).
-/// Its [`Sdf`] is the CPU twin: the CPU reference runs the same shapes.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum GpuShape {
-    /// A ball.
-    Sphere(Sphere<f32>),
-    /// A box.
-    Cuboid(Cuboid<f32>),
-    /// A capsule along z.
-    Capsule(Capsule<f32>),
-    /// A cylinder along z.
-    Cylinder(Cylinder<f32>),
-    /// A torus about z.
-    Torus(Torus<f32>),
-}
-
-impl GpuShape {
-    /// `(kind, params)` as the shader's `Shape`.
-    fn encode(&self) -> (u32, [f32; 4]) {
-        match self {
-            GpuShape::Sphere(s) => (0, [s.radius(), 0.0, 0.0, 0.0]),
-            GpuShape::Cuboid(c) => {
-                let h = c.half_extents();
-                (1, [h.x, h.y, h.z, 0.0])
-            }
-            GpuShape::Capsule(c) => (2, [c.half_length(), c.radius(), 0.0, 0.0]),
-            GpuShape::Cylinder(c) => (3, [c.radius(), c.half_height(), 0.0, 0.0]),
-            GpuShape::Torus(t) => (4, [t.major(), t.minor(), 0.0, 0.0]),
-        }
-    }
-}
-
-impl Sdf<f32, 3> for GpuShape {
-    fn eval(&self, x: &Vec3<f32>) -> SdfSample<f32, 3> {
-        match self {
-            GpuShape::Sphere(s) => Sdf::<f32, 3>::eval(s, x),
-            GpuShape::Cuboid(s) => s.eval(x),
-            GpuShape::Capsule(s) => Sdf::<f32, 3>::eval(s, x),
-            GpuShape::Cylinder(s) => s.eval(x),
-            GpuShape::Torus(s) => s.eval(x),
-        }
-    }
-    fn accuracy(&self) -> SdfAccuracy {
-        SdfAccuracy::Exact
-    }
-    fn bounding_ball(&self) -> Ball<f32, 3> {
-        match self {
-            GpuShape::Sphere(s) => Sdf::<f32, 3>::bounding_ball(s),
-            GpuShape::Cuboid(s) => s.bounding_ball(),
-            GpuShape::Capsule(s) => Sdf::<f32, 3>::bounding_ball(s),
-            GpuShape::Cylinder(s) => s.bounding_ball(),
-            GpuShape::Torus(s) => s.bounding_ball(),
-        }
-    }
-    fn bounding_box(&self) -> Aabb<f32, 3> {
-        match self {
-            GpuShape::Sphere(s) => Sdf::<f32, 3>::bounding_box(s),
-            GpuShape::Cuboid(s) => s.bounding_box(),
-            GpuShape::Capsule(s) => Sdf::<f32, 3>::bounding_box(s),
-            GpuShape::Cylinder(s) => s.bounding_box(),
-            GpuShape::Torus(s) => s.bounding_box(),
-        }
-    }
-}
 
 /// Why the GPU pipeline could not answer.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -279,7 +218,8 @@ pub struct GpuParticles {
     probes: Grow,
     probe_out: Grow,
     readback: Grow,
-    cpu_shapes: Vec<GpuShape>,
+    grids: Grow,
+    cpu_shapes: ShapeStore,
     max_storage: u64,
     /// Contacts written per write pass (the contact buffer's size / 48).
     contacts_per_pass: u64,
@@ -375,6 +315,7 @@ impl GpuParticles {
                 entry(7, rw),
                 entry(8, ro),
                 entry(9, rw),
+                entry(10, ro),
             ],
         });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
@@ -411,6 +352,7 @@ impl GpuParticles {
             probes: Grow::new(&device, "probes", input_usage()),
             probe_out: Grow::new(&device, "probe_out", output_usage()),
             readback: Grow::new(&device, "readback", readback_usage),
+            grids: Grow::new(&device, "grids", input_usage()),
             max_storage: limits.max_storage_buffer_binding_size.min(limits.max_buffer_size),
             contacts_per_pass: limits.max_storage_buffer_binding_size.min(limits.max_buffer_size) / CONTACT_BYTES,
             device,
@@ -421,7 +363,7 @@ impl GpuParticles {
             write,
             probe,
             params,
-            cpu_shapes: Vec::new(),
+            cpu_shapes: ShapeStore::default(),
         })
     }
 
@@ -453,25 +395,28 @@ impl GpuParticles {
     }
 
     /// The shapes, once (or whenever they change); pairs name them by index
-    /// and every frame gives one pose per shape.
-    pub fn upload_shapes(&mut self, shapes: &[GpuShape]) -> Result<(), GpuError> {
-        let mut bytes = Vec::with_capacity(shapes.len() * 32);
-        for s in shapes {
-            let (kind, p) = s.encode();
-            p.iter().for_each(|&v| push_f32(&mut bytes, v));
-            push_u32(&mut bytes, kind);
-            (0..3).for_each(|_| push_u32(&mut bytes, 0));
-        }
+    /// and every frame gives one pose per shape. Grid values are copied
+    /// (to the GPU, and a host copy for [`placed`](Self::placed)).
+    pub fn upload_shapes(&mut self, shapes: &[GpuShape<'_>]) -> Result<(), GpuError> {
+        let store = ShapeStore::new(shapes);
+        let (bytes, grid_bytes) = (store.shape_bytes(), store.grid_bytes());
         self.check_size("shape buffer bytes", bytes.len() as u64)?;
+        self.check_size("grid value bytes", grid_bytes.len() as u64)?;
         self.shapes.ensure(&self.device, bytes.len() as u64);
         self.queue.write_buffer(&self.shapes.buffer, 0, &bytes);
-        self.cpu_shapes = shapes.to_vec();
+        self.grids.ensure(&self.device, grid_bytes.len() as u64);
+        self.queue.write_buffer(&self.grids.buffer, 0, &grid_bytes);
+        self.cpu_shapes = store;
         Ok(())
     }
 
     /// The uploaded shapes placed at `poses`: what the CPU reference runs.
-    pub fn placed(&self, poses: &[Pose<f32>]) -> Vec<Placed<GpuShape, f32>> {
-        self.cpu_shapes.iter().zip(poses).map(|(s, p)| Placed::new(*s, *p)).collect()
+    pub fn placed(&self, poses: &[Pose<f32>]) -> Vec<Placed<GpuShape<'_>, f32>> {
+        (0..self.cpu_shapes.len())
+            .filter_map(|i| self.cpu_shapes.get(i))
+            .zip(poses)
+            .map(|(s, p)| Placed::new(s, *p))
+            .collect()
     }
 
     fn check_size(&self, what: &'static str, bytes: u64) -> Result<(), GpuError> {
@@ -499,6 +444,7 @@ impl GpuParticles {
                 b(7, &self.contacts.buffer),
                 b(8, &self.probes.buffer),
                 b(9, &self.probe_out.buffer),
+                b(10, &self.grids.buffer),
             ],
         })
     }
@@ -808,10 +754,9 @@ fn block_on<F: Future>(f: F) -> F::Output {
 }
 
 #[cfg(feature = "defmt")]
-impl defmt::Format for GpuShape {
+impl defmt::Format for GpuShape<'_> {
     fn format(&self, f: defmt::Formatter) {
-        let (kind, p) = self.encode();
-        defmt::write!(f, "GpuShape {{ kind: {}, params: {} }}", kind, p)
+        defmt::write!(f, "GpuShape {{ kind: {} }}", self.kind())
     }
 }
 
@@ -867,7 +812,7 @@ impl defmt::Format for FrameContacts {
 #[allow(dead_code)]
 fn _defmt_check() {
     fn check<T: defmt::Format>() {}
-    check::<GpuShape>();
+    check::<GpuShape<'static>>();
     check::<GpuError>();
     check::<GpuContact>();
     check::<FrameContacts>();

@@ -5,13 +5,16 @@
 
 struct Shape {
     // Sphere: (r, _, _, _); box: half-extents; capsule: (half-length, r);
-    // cylinder: (r, half-height); torus: (major, minor).
+    // cylinder: (r, half-height); torus: (major, minor); grid: origin (xyz),
+    // spacing (w).
     params: vec4<f32>,
-    // 0 sphere, 1 box, 2 capsule (axis z), 3 cylinder (axis z), 4 torus (about z).
-    kind: u32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
+    // Grid: the far corner (xyz).
+    far: vec4<f32>,
+    // x: 0 sphere, 1 box, 2 capsule (axis z), 3 cylinder (axis z), 4 torus
+    // (about z), 5 first-order grid; y: a grid's first sample in grid_values.
+    kind: vec4<u32>,
+    // Grid: samples per axis (xyz).
+    dims: vec4<u32>,
 }
 
 // A rigid pose, rows of [R | t]: world = R·local + t.
@@ -67,6 +70,9 @@ struct Contact {
 // Points for the twin tests (xyz; w = shape index), results (grad, value).
 @group(0) @binding(8) var<storage, read> probes: array<vec4<f32>>;
 @group(0) @binding(9) var<storage, read_write> probe_out: array<vec4<f32>>;
+// Every first-order grid's [½∇f, f] per sample (one vec4 a sample: one
+// load per corner), x fastest, concatenated.
+@group(0) @binding(10) var<storage, read> grid_values: array<vec4<f32>>;
 
 // x/|x| or 0 (src/sdf/shapes.rs unit_or_zero).
 fn unit_or_zero(x: vec3<f32>, n: f32) -> vec3<f32> {
@@ -136,12 +142,76 @@ fn box_sdf2(b: vec2<f32>, x: vec2<f32>) -> vec4<f32> {
     return vec4<f32>(g, 0.0, inside);
 }
 
+// src/sdf/grid/mod.rs FirstOrderGrid::eval_inside: Eq. 9–12 in the cell's
+// frame at a point c of the grid box (locate, trilinear weights, the eight
+// corners' first-order expansions, gradient 2ā clamped to length 1).
+fn grid_corner(s: Shape, base: u32, f: vec3<f32>, g: vec3<f32>, bit: vec3<u32>) -> vec4<f32> {
+    let n = s.dims.xyz;
+    let w3 = select(g, f, bit == vec3<u32>(1u));
+    let w = w3.x * w3.y * w3.z;
+    let v = grid_values[base + bit.x + n.x * (bit.y + n.y * bit.z)];
+    let a = v.xyz;
+    let u = f - vec3<f32>(bit);
+    return vec4<f32>(a * w, w * (v.w + (a.x * u.x + a.y * u.y + a.z * u.z) * s.params.w));
+}
+
+fn grid_inside(s: Shape, c: vec3<f32>) -> vec4<f32> {
+    let h = s.params.w;
+    let n = s.dims.xyz;
+    let t = clamp((c - s.params.xyz) / h, vec3<f32>(0.0), vec3<f32>(n - 1u));
+    let cell = min(vec3<u32>(t), n - 2u);
+    let f = clamp(t - vec3<f32>(cell), vec3<f32>(0.0), vec3<f32>(1.0));
+    let base = s.kind.y + cell.x + n.x * (cell.y + n.y * cell.z);
+    let g = vec3<f32>(1.0) - f;
+    var acc = vec4<f32>(0.0);
+    acc += grid_corner(s, base, f, g, vec3<u32>(0u, 0u, 0u));
+    acc += grid_corner(s, base, f, g, vec3<u32>(1u, 0u, 0u));
+    acc += grid_corner(s, base, f, g, vec3<u32>(0u, 1u, 0u));
+    acc += grid_corner(s, base, f, g, vec3<u32>(1u, 1u, 0u));
+    acc += grid_corner(s, base, f, g, vec3<u32>(0u, 0u, 1u));
+    acc += grid_corner(s, base, f, g, vec3<u32>(1u, 0u, 1u));
+    acc += grid_corner(s, base, f, g, vec3<u32>(0u, 1u, 1u));
+    acc += grid_corner(s, base, f, g, vec3<u32>(1u, 1u, 1u));
+    let value = acc.w;
+    let a_bar = acc.xyz;
+    var grad = a_bar * 2.0;
+    let len = length(grad);
+    if (len > 1.0) {
+        grad = grad / len;
+    }
+    return vec4<f32>(grad, value);
+}
+
+// src/sdf/grid/mod.rs eval_anywhere for a first-order grid: inside the box
+// the interpolant; outside φ = √(|x − c|² + max(f̃(c), 0)²), c the nearest
+// point of the box.
+fn grid_sdf(s: Shape, x: vec3<f32>) -> vec4<f32> {
+    if (any(x != x)) {
+        return vec4<f32>(x.x + x.y + x.z);
+    }
+    let c = min(max(x, s.params.xyz), s.far.xyz);
+    let inside = grid_inside(s, c);
+    let d = x - c;
+    if (all(d == vec3<f32>(0.0))) {
+        return inside;
+    }
+    let fp = max(inside.w, 0.0);
+    let phi = length(vec4<f32>(d, fp));
+    let along = select(vec3<f32>(0.0), inside.xyz, d == vec3<f32>(0.0));
+    var grad = along * (fp / phi) + d / phi;
+    let len = length(grad);
+    if (len > 1.0) {
+        grad = grad / len;
+    }
+    return vec4<f32>(grad, phi);
+}
+
 // The SDF of a shape in its own frame: (gradient, value). Twins of the Sdf
 // impls of Sphere, Cuboid, Capsule, Cylinder (src/sdf/shapes.rs) and Torus
 // (src/sdf/torus.rs).
 fn sdf_local(s: Shape, x: vec3<f32>) -> vec4<f32> {
     let k = s.params;
-    switch s.kind {
+    switch s.kind.x {
         case 0u: {
             let n = length(x);
             return vec4<f32>(unit_or_zero(x, n), n - k.x);
@@ -164,6 +234,9 @@ fn sdf_local(s: Shape, x: vec3<f32>) -> vec4<f32> {
                 gxy = s2.x * x.xy / rho;
             }
             return vec4<f32>(gxy, s2.y, s2.w);
+        }
+        case 5u: {
+            return grid_sdf(s, x);
         }
         default: {
             let rho = length(x.xy);

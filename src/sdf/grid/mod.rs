@@ -648,6 +648,13 @@ impl<'a, R: Real, T: GridValue> FirstOrderGrid<'a, R, T> {
         check_values::<R, T>(values)?;
         Ok(Self { layout, values })
     }
+    /// A view of values that [`new`](Self::new) accepted before (a copy of
+    /// a validated grid's): no second `O(n)` scan. Every read stays
+    /// bounds-checked, so wrong data gives wrong values, never a panic.
+    #[cfg(feature = "gpu")]
+    pub(crate) fn from_validated(layout: GridLayout<R>, values: &'a [T]) -> Self {
+        Self { layout, values }
+    }
     /// The layout.
     #[inline]
     pub fn layout(&self) -> &GridLayout<R> {
