@@ -17,7 +17,7 @@ use narrowphase::sdf::grid::{fill_first_order, FirstOrderGrid, GridLayout};
 use narrowphase::sdf::particles::{
     iterate_projection, pair_setup, particle_contacts, particle_position, ParticleContact, ParticleParams, Projection,
 };
-use narrowphase::sdf::Sdf;
+use narrowphase::sdf::{CappedCone, Sdf};
 use rand::Rng;
 
 fn gpu() -> Option<GpuParticles> {
@@ -53,11 +53,11 @@ fn grid_of<S: Sdf<f32, 3>>(body: &S, h: f32) -> FirstOrderGrid<'static, f32> {
     fill_first_order(body, &layout, values).unwrap()
 }
 
-/// Sphere, box, capsule, cylinder, torus, and a first-order grid of one of
-/// those (every sixth shape).
+/// Sphere, box, capsule, cylinder, torus, cone, capped cone, and a
+/// first-order grid of one of those (every eighth shape).
 fn random_shape(rng: &mut impl Rng, i: usize) -> GpuShape<'static> {
     let s = |rng: &mut dyn rand::RngCore, lo: f32, hi: f32| rng.random_range(lo..hi);
-    match i % 6 {
+    match i % 8 {
         0 => GpuShape::Sphere(Sphere::new(s(rng, 0.2, 0.8)).unwrap()),
         1 => GpuShape::Cuboid(Cuboid::new(Vector3::new(s(rng, 0.1, 0.7), s(rng, 0.1, 0.7), s(rng, 0.1, 0.7))).unwrap()),
         2 => GpuShape::Capsule(Capsule::new(s(rng, 0.1, 0.6), s(rng, 0.1, 0.4)).unwrap()),
@@ -66,8 +66,10 @@ fn random_shape(rng: &mut impl Rng, i: usize) -> GpuShape<'static> {
             let major = s(rng, 0.4, 0.8);
             GpuShape::Torus(Torus::new(major, s(rng, 0.05, 0.3).min(major * 0.8)).unwrap())
         }
+        5 => GpuShape::Cone(Cone::new(s(rng, 0.1, 0.6), s(rng, 0.1, 0.6)).unwrap()),
+        6 => GpuShape::CappedCone(CappedCone::new(s(rng, 0.1, 0.6), s(rng, 0.0, 0.6), s(rng, 0.1, 0.6)).unwrap()),
         _ => {
-            let body = random_shape(rng, i / 6 % 5);
+            let body = random_shape(rng, i / 8 % 7);
             GpuShape::Grid(grid_of(&body, s(rng, 0.04, 0.1)))
         }
     }

@@ -23,7 +23,8 @@
 //!    batches of whole pairs.
 //!
 //! The WGSL SDFs are twins of the CPU ones (sphere, box, capsule, cylinder,
-//! torus and first-order sampled grids under a rigid pose): same formulas,
+//! cone, capped cone, torus and first-order sampled grids under a rigid
+//! pose): same formulas,
 //! f32. A grid's values are copied once into one storage buffer (a vec4 per
 //! sample: one load per cell corner). Zeroth-order and F16 grids, CSG and
 //! the k-deepest / thinning rules stay on the CPU for now.

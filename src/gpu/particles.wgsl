@@ -5,13 +5,14 @@
 
 struct Shape {
     // Sphere: (r, _, _, _); box: half-extents; capsule: (half-length, r);
-    // cylinder: (r, half-height); torus: (major, minor); grid: origin (xyz),
-    // spacing (w).
+    // cylinder: (r, half-height); torus: (major, minor); capped cone
+    // (half-height, r at −h, r at +h); grid: origin (xyz), spacing (w).
     params: vec4<f32>,
-    // Grid: the far corner (xyz).
+    // Grid: the far corner (xyz). Capped cone: the side's normal in (ρ, z) (xy).
     far: vec4<f32>,
     // x: 0 sphere, 1 box, 2 capsule (axis z), 3 cylinder (axis z), 4 torus
-    // (about z), 5 first-order grid; y: a grid's first sample in grid_values.
+    // (about z), 5 first-order grid, 6 capped cone (axis z; a cone has r = 0
+    // at +h); y: a grid's first sample in grid_values.
     kind: vec4<u32>,
     // Grid: samples per axis (xyz).
     dims: vec4<u32>,
@@ -206,6 +207,76 @@ fn grid_sdf(s: Shape, x: vec3<f32>) -> vec4<f32> {
     return vec4<f32>(grad, phi);
 }
 
+// The running state of capped_cone_sdf's edge loop.
+struct ConeScan {
+    best: f32,
+    best_normal: vec2<f32>,
+    nearest: f32,
+    nearest_vec: vec2<f32>,
+    nan: bool,
+}
+
+// One edge a → b (outward normal n) of the trapezoid, as one turn of the
+// loop in src/sdf/shapes.rs CappedCone::eval_2d.
+fn cone_edge(st: ConeScan, p: vec2<f32>, a: vec2<f32>, b: vec2<f32>, n: vec2<f32>) -> ConeScan {
+    var out = st;
+    let line = dot(n, p - a);
+    if (line != line) {
+        out.nan = true;
+        return out;
+    }
+    if (line > out.best) {
+        out.best = line;
+        out.best_normal = n;
+    }
+    let ab = b - a;
+    let len2 = dot(ab, ab);
+    var t = 0.0;
+    if (len2 > 0.0) {
+        t = dot(p - a, ab) / len2;
+    }
+    t = clamp(t, 0.0, 1.0);
+    let d = p - (a + ab * t);
+    var d2 = dot(d, d);
+    if (!(d2 <= 3.4028235e38)) {
+        d2 = 3.4028235e38;
+    }
+    if (d2 < out.nearest) {
+        out.nearest = d2;
+        out.nearest_vec = d;
+    }
+    return out;
+}
+
+// src/sdf/shapes.rs CappedCone (Sdf<R, 3>): the exact trapezoid SDF in
+// (ρ, z), lifted. k = (h, r_bottom, r_top), side = the slanted edge's normal.
+fn capped_cone_sdf(k: vec3<f32>, side: vec2<f32>, x: vec3<f32>) -> vec4<f32> {
+    let rho = length(x.xy);
+    let p = vec2<f32>(rho, x.z);
+    let h = k.x;
+    var st = ConeScan(-3.4028235e38, vec2<f32>(0.0), 3.4028235e38, vec2<f32>(0.0), false);
+    st = cone_edge(st, p, vec2<f32>(0.0, -h), vec2<f32>(k.y, -h), vec2<f32>(0.0, -1.0));
+    st = cone_edge(st, p, vec2<f32>(k.y, -h), vec2<f32>(k.z, h), side);
+    st = cone_edge(st, p, vec2<f32>(k.z, h), vec2<f32>(0.0, h), vec2<f32>(0.0, 1.0));
+    if (st.nan) {
+        return vec4<f32>(0.0, 0.0, 0.0, p.x + p.y);
+    }
+    var value = st.best;
+    var g = st.best_normal;
+    if (st.best > 0.0) {
+        let n = length(st.nearest_vec);
+        value = n;
+        if (n > 0.0) {
+            g = st.nearest_vec / n;
+        }
+    }
+    var gxy = vec2<f32>(0.0);
+    if (rho > 0.0) {
+        gxy = g.x * x.xy / rho;
+    }
+    return vec4<f32>(gxy, g.y, value);
+}
+
 // The SDF of a shape in its own frame: (gradient, value). Twins of the Sdf
 // impls of Sphere, Cuboid, Capsule, Cylinder (src/sdf/shapes.rs) and Torus
 // (src/sdf/torus.rs).
@@ -237,6 +308,9 @@ fn sdf_local(s: Shape, x: vec3<f32>) -> vec4<f32> {
         }
         case 5u: {
             return grid_sdf(s, x);
+        }
+        case 6u: {
+            return capped_cone_sdf(k.xyz, s.far.xy, x);
         }
         default: {
             let rho = length(x.xy);

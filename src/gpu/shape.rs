@@ -6,8 +6,8 @@ use std::vec::Vec;
 
 use crate::math::Vec3;
 use crate::sdf::grid::{FirstOrderGrid, GridLayout};
-use crate::sdf::{Aabb, Ball, Sdf, SdfAccuracy, SdfSample, Torus};
-use crate::shape::{Capsule, Cuboid, Cylinder, Sphere};
+use crate::sdf::{Aabb, Ball, CappedCone, Sdf, SdfAccuracy, SdfSample, Torus};
+use crate::shape::{Capsule, Cone, Cuboid, Cylinder, Sphere};
 
 /// A shape the GPU evaluates (in its own frame; the pose comes per frame).
 /// Its [`Sdf`] is the CPU twin: the CPU reference runs the same shapes.
@@ -30,6 +30,10 @@ pub enum GpuShape<'a> {
     Cylinder(Cylinder<f32>),
     /// A torus about z.
     Torus(Torus<f32>),
+    /// A cone along z (apex at `+h`).
+    Cone(Cone<f32>),
+    /// A cone frustum along z.
+    CappedCone(CappedCone<f32>),
     /// A sampled SDF, first order (Krayer et al. Eq. 9–12), f32 values.
     Grid(FirstOrderGrid<'a, f32>),
 }
@@ -43,13 +47,16 @@ impl PartialEq for GpuShape<'_> {
             (GpuShape::Capsule(a), GpuShape::Capsule(b)) => a == b,
             (GpuShape::Cylinder(a), GpuShape::Cylinder(b)) => a == b,
             (GpuShape::Torus(a), GpuShape::Torus(b)) => a == b,
+            (GpuShape::Cone(a), GpuShape::Cone(b)) => a == b,
+            (GpuShape::CappedCone(a), GpuShape::CappedCone(b)) => a == b,
             (GpuShape::Grid(a), GpuShape::Grid(b)) => a.layout() == b.layout() && a.values() == b.values(),
             _ => false,
         }
     }
 }
 
-/// Shader kinds (`Shape.kind.x` in `particles.wgsl`).
+/// Shader kinds (`Shape.kind.x` in `particles.wgsl`): 0–4 and 6 are the
+/// primitives below, 5 a first-order grid.
 const KIND_GRID: u32 = 5;
 
 impl GpuShape<'_> {
@@ -58,6 +65,11 @@ impl GpuShape<'_> {
     /// grid's first sample in the value buffer), `dims` (a grid's samples per axis).
     fn record(&self, grid_offset: u32) -> ([f32; 8], [u32; 8]) {
         let prim = |kind: u32, p: [f32; 4]| ([p[0], p[1], p[2], p[3], 0.0, 0.0, 0.0, 0.0], [kind, 0, 0, 0, 0, 0, 0, 0]);
+        // (h, r_bottom, r_top) and the side's normal in (ρ, z).
+        let frustum = |c: &CappedCone<f32>| {
+            let ((rb, rt), n) = (c.radii(), c.side_normal());
+            ([c.half_height(), rb, rt, 0.0, n.x, n.y, 0.0, 0.0], [6, 0, 0, 0, 0, 0, 0, 0])
+        };
         match self {
             GpuShape::Sphere(s) => prim(0, [s.radius(), 0.0, 0.0, 0.0]),
             GpuShape::Cuboid(c) => {
@@ -67,6 +79,8 @@ impl GpuShape<'_> {
             GpuShape::Capsule(c) => prim(2, [c.half_length(), c.radius(), 0.0, 0.0]),
             GpuShape::Cylinder(c) => prim(3, [c.radius(), c.half_height(), 0.0, 0.0]),
             GpuShape::Torus(t) => prim(4, [t.major(), t.minor(), 0.0, 0.0]),
+            GpuShape::Cone(c) => frustum(&c.as_capped()),
+            GpuShape::CappedCone(c) => frustum(c),
             GpuShape::Grid(g) => {
                 let l = g.layout();
                 let (o, f, d) = (l.origin(), l.bounds().max, l.dims());
@@ -93,6 +107,8 @@ impl Sdf<f32, 3> for GpuShape<'_> {
             GpuShape::Capsule(s) => Sdf::<f32, 3>::eval(s, x),
             GpuShape::Cylinder(s) => s.eval(x),
             GpuShape::Torus(s) => s.eval(x),
+            GpuShape::Cone(s) => s.eval(x),
+            GpuShape::CappedCone(s) => s.eval(x),
             GpuShape::Grid(g) => g.eval(x),
         }
     }
@@ -109,6 +125,8 @@ impl Sdf<f32, 3> for GpuShape<'_> {
             GpuShape::Capsule(s) => Sdf::<f32, 3>::bounding_ball(s),
             GpuShape::Cylinder(s) => s.bounding_ball(),
             GpuShape::Torus(s) => s.bounding_ball(),
+            GpuShape::Cone(s) => s.bounding_ball(),
+            GpuShape::CappedCone(s) => s.bounding_ball(),
             GpuShape::Grid(g) => g.bounding_ball(),
         }
     }
@@ -119,6 +137,8 @@ impl Sdf<f32, 3> for GpuShape<'_> {
             GpuShape::Capsule(s) => Sdf::<f32, 3>::bounding_box(s),
             GpuShape::Cylinder(s) => s.bounding_box(),
             GpuShape::Torus(s) => s.bounding_box(),
+            GpuShape::Cone(s) => s.bounding_box(),
+            GpuShape::CappedCone(s) => s.bounding_box(),
             GpuShape::Grid(g) => g.bounding_box(),
         }
     }
@@ -150,6 +170,8 @@ impl ShapeStore {
                 GpuShape::Capsule(p) => Stored::Prim(GpuShape::Capsule(p)),
                 GpuShape::Cylinder(p) => Stored::Prim(GpuShape::Cylinder(p)),
                 GpuShape::Torus(p) => Stored::Prim(GpuShape::Torus(p)),
+                GpuShape::Cone(p) => Stored::Prim(GpuShape::Cone(p)),
+                GpuShape::CappedCone(p) => Stored::Prim(GpuShape::CappedCone(p)),
                 GpuShape::Grid(g) => {
                     let start = store.grid_values.len();
                     store.grid_values.extend_from_slice(g.values());

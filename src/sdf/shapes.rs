@@ -306,6 +306,12 @@ impl<R: Real> CappedCone<R> {
     pub fn radii(&self) -> (R, R) {
         (self.r_bottom, self.r_top)
     }
+    /// The slanted side's outward unit normal in `(ρ, z)` (the GPU twin
+    /// takes it as computed here, bit for bit).
+    #[cfg(feature = "gpu")]
+    pub(crate) fn side_normal(&self) -> Vector2<R> {
+        self.side_normal
+    }
 
     /// Exact 2D SDF of the trapezoid cross-section at `p = (ρ ≥ 0, z)`.
     fn eval_2d(&self, p: Vector2<R>) -> SdfSample<R, 2> {
