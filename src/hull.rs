@@ -72,7 +72,7 @@ use std::vec::Vec;
 
 use crate::math::{normalize, Pt3, Real, Vec3};
 use crate::query::ShapeError;
-use crate::shape::{max_extent, min_extent, Plane, Polytope, PolytopeData, PolytopeError};
+use crate::shape::{max_extent, min_extent, Plane, Polytope, PolytopeData, PolytopeError, MAX_VERTICES};
 
 /// Relative planarity tolerance of the builder (a multiple of the cloud's
 /// bounding-box diagonal): points closer than this to the hull count as on
@@ -89,9 +89,6 @@ const VALIDATOR_TOLERANCE: f64 = 1.0e-4;
 /// Rounds of merging before giving up on merging (see [`quickhull`]).
 const MERGE_ROUNDS: usize = 8;
 
-/// Largest vertex or face count (`MAX_VERTICES` in `shape/polytope.rs`).
-const MAX_VERTICES: usize = u16::MAX as usize;
-
 /// Why no hull was built.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -100,12 +97,12 @@ pub enum HullError {
     TooFewPoints,
     /// An input coordinate is NaN or infinite.
     NonFinite,
-    /// An input coordinate exceeds [`max_extent`](crate::shape::max_extent)
+    /// An input coordinate exceeds [`crate::shape::max_extent`]
     /// of the scalar type (squared lengths would overflow).
     TooLarge,
     /// The cloud has no volume at the builder's resolution: all points
     /// coincide, or lie on one line or one plane (or the cloud is smaller
-    /// than [`min_extent`](crate::shape::min_extent)).
+    /// than [`crate::shape::min_extent`]).
     Degenerate,
     /// The hull needs more than `u16::MAX` vertices or faces, or more
     /// than `u16::MAX` loop or adjacency entries (the CSR offsets are `u16`),

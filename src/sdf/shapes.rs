@@ -4,7 +4,7 @@
 //! |---|---|---|
 //! | [`Sphere`] (ball, disc) | any | exact |
 //! | [`BoxN`], [`Cuboid`] | any, 3 | exact |
-//! | [`Rounded`] (`S ⊕ ball(r)`) | 3 | as `S` (exact when `S` is; see [`SdfAccuracy`]) |
+//! | [`Rounded`](crate::shape::Rounded) (`S ⊕ ball(r)`) | 3 | as `S` (exact when `S` is; see [`SdfAccuracy`]) |
 //! | [`Capsule`] (stadium in 2D) | any | exact |
 //! | [`Cylinder`] | 3 | exact |
 //! | [`CappedCone`], [`Cone`] | 3 | exact |

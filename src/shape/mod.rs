@@ -25,7 +25,9 @@ pub use capsule::Capsule;
 pub use cone::Cone;
 pub use cylinder::Cylinder;
 pub use ellipsoid::Ellipsoid;
-pub use polytope::{Plane, Polytope, PolytopeData, PolytopeError, CONVEXITY_TOLERANCE, HILL_CLIMB_MIN_VERTICES};
+pub use polytope::{
+    Plane, Polytope, PolytopeData, PolytopeError, CONVEXITY_TOLERANCE, HILL_CLIMB_MIN_VERTICES, MAX_VERTICES,
+};
 pub use sphere::Sphere;
 pub use superquadric::{signed_pow, Ellipse, Superellipse, Superquadric, MIN_EXPONENT};
 pub use transform::{Affine, ConvexHull, Cso, CsoPoint, MinkowskiSum, Placed, Pose, Rounded};
