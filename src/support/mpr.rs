@@ -73,6 +73,16 @@
 //! matters; the answer is then [`Undetermined::IterationCap`] with
 //! `bounds.upper = 0` (intersection known, depth not converged).
 //!
+//! Degree-3 and degree-4 products (triple products, `|n|²` of portal
+//! normals) would overflow for coordinates beyond `MAX^¼` (1.4e9 in f32,
+//! 1.2e77 in f64) although the shapes accept sizes up to
+//! [`max_extent`](crate::shape::max_extent). Such problems (coordinates
+//! above 6.7e7 / 1.8e75, or below 2.2e-8 / 7.9e-76) run on both bodies scaled
+//! by a power of two into `[1, 2³²)`: exact, so the answer is the original
+//! problem's, scaled back. Known from the centres, that costs nothing; known
+//! only from the support points (a huge body at the origin), the query runs
+//! a second time, up to twice the budget's support queries.
+//!
 //! # Special cases
 //! - **Concentric bodies** (`v0` within `tolerance · scale` of the origin):
 //!   the interior point is moved half-way towards the CSO support point in
@@ -291,6 +301,28 @@ where
     A: SupportMap<R> + ?Sized,
     B: SupportMap<R> + ?Sized,
 {
+    // Far from the origin: scaled from the start (no second run).
+    let (ca, cb) = (a.center(), b.center());
+    let centres = max(max_abs(&ca.coords), max_abs(&cb.coords));
+    if centres > product_range::<R>().1 && centres.finite() {
+        return run_scaled(a, b, budget, converge, centres);
+    }
+    let (outcome, scale) = run_at(a, b, (ca, cb), budget, converge);
+    // Bodies large (or tiny) for their centres: again, scaled.
+    if !in_product_range(scale) && scale.finite() && scale > R::ZERO {
+        return run_scaled(a, b, budget, converge, scale);
+    }
+    outcome
+}
+
+/// One run of the solver (`centres`: the bodies'); the outcome and the
+/// problem's scale reached.
+fn run_at<R, A, B>(a: &A, b: &B, centres: (Pt3<R>, Pt3<R>), budget: &Budget<R>, converge: bool) -> (MprOutcome<R>, R)
+where
+    R: Real,
+    A: SupportMap<R> + ?Sized,
+    B: SupportMap<R> + ?Sized,
+{
     let mut st = State {
         cso: Cso::new(a, b),
         max_iterations: budget.max_iterations,
@@ -299,8 +331,95 @@ where
         scale: R::ZERO,
         bounds: Bounds::unknown(),
     };
-    match solve(&mut st, converge) {
-        Ok(outcome) | Err(outcome) => outcome,
+    match solve(&mut st, centres, converge) {
+        Ok(outcome) | Err(outcome) => (outcome, st.scale),
+    }
+}
+
+/// Whether coordinates of size `scale` keep MPR's products in range: its
+/// triple products and `|n|²` of portal normals are of degree 3 and 4 in the
+/// coordinates (fuzz finding: a false `Penetrating` 1.7e109 apart in f64,
+/// where `max_extent` allows 1.3e151), so `scale⁴` (with room for sums)
+/// must neither overflow nor leave the normal range.
+fn in_product_range<R: Real>(scale: R) -> bool {
+    let (lo, hi) = product_range::<R>();
+    !(scale > hi) && !(scale < lo)
+}
+
+/// `(MIN_POSITIVE^¼ · 64, MAX^¼ / 64)`, rounded inwards, as literals (a
+/// square root here would cost two `vsqrt` per query on an MCU).
+#[inline]
+fn product_range<R: Real>() -> (R, R) {
+    if R::EPSILON > R::lit(1e-10) {
+        (R::lit(2.2e-8), R::lit(6.7e7))
+    } else {
+        (R::lit(7.9e-76), R::lit(1.8e75))
+    }
+}
+
+/// MPR on both bodies scaled by a power of two that brings `scale` to
+/// `[1, 2³²)` — exact, so every sign test is the one of the original
+/// problem — and the answer scaled back (exactly).
+fn run_scaled<R, A, B>(a: &A, b: &B, budget: &Budget<R>, converge: bool, scale: R) -> MprOutcome<R>
+where
+    R: Real,
+    A: SupportMap<R> + ?Sized,
+    B: SupportMap<R> + ?Sized,
+{
+    // 2⁻³² and 2³².
+    let (step_down, step_up) = (R::lit(2.328_306_436_538_696_3e-10), R::lit(4_294_967_296.0));
+    let (mut factor, mut s) = (R::ONE, scale);
+    // At most 1024/32 halvings or doublings reach [1, 2³²) from any finite,
+    // nonzero scale of either precision.
+    for _ in 0..40 {
+        if !(s >= step_up) {
+            break;
+        }
+        (factor, s) = (factor * step_down, s * step_down);
+    }
+    for _ in 0..40 {
+        if !(s < R::ONE) {
+            break;
+        }
+        (factor, s) = (factor * step_up, s * step_up);
+    }
+    let (sa, sb) = (Scaled { body: a, factor }, Scaled { body: b, factor });
+    let (outcome, _) = run_at(&sa, &sb, (sa.center(), sb.center()), budget, converge);
+    let back = R::ONE / factor;
+    let bounds = |b: Bounds<R>| Bounds { lower: b.lower * back, upper: b.upper * back };
+    match outcome {
+        MprOutcome::Separated { lower_bound, axis } => MprOutcome::Separated { lower_bound: lower_bound * back, axis },
+        MprOutcome::Penetrating(p) => MprOutcome::Penetrating(Penetration {
+            depth: p.depth * back,
+            bounds: bounds(p.bounds),
+            witness: Witness {
+                point_a: Pt3::from(p.witness.point_a.coords * back),
+                point_b: Pt3::from(p.witness.point_b.coords * back),
+                normal: p.witness.normal,
+            },
+        }),
+        MprOutcome::Undetermined { reason, bounds: b } => MprOutcome::Undetermined { reason, bounds: bounds(b) },
+    }
+}
+
+/// A body scaled about the origin by `factor` (a power of two: exact).
+struct Scaled<'a, R, S: ?Sized> {
+    body: &'a S,
+    factor: R,
+}
+
+impl<R: Real, S: SupportMap<R> + ?Sized> SupportMap<R> for Scaled<'_, R, S> {
+    #[inline]
+    fn support(&self, dir: &Vec3<R>) -> Pt3<R> {
+        Pt3::from(self.body.support(dir).coords * self.factor)
+    }
+    #[inline]
+    fn support_hinted(&self, dir: &Vec3<R>, hint: &mut crate::shape::SupportHint) -> Pt3<R> {
+        Pt3::from(self.body.support_hinted(dir, hint).coords * self.factor)
+    }
+    #[inline]
+    fn center(&self) -> Pt3<R> {
+        Pt3::from(self.body.center().coords * self.factor)
     }
 }
 
@@ -310,7 +429,11 @@ fn nearly_parallel<R: Real>(cross: &Vec3<R>, x: &Vec3<R>, y: &Vec3<R>, k: R) -> 
     !(cross.dot(cross) > k * k * x.dot(x) * y.dot(y))
 }
 
-fn solve<R, A, B>(st: &mut State<'_, R, A, B>, converge: bool) -> Result<MprOutcome<R>, Exit<R>>
+fn solve<R, A, B>(
+    st: &mut State<'_, R, A, B>,
+    (ca, cb): (Pt3<R>, Pt3<R>),
+    converge: bool,
+) -> Result<MprOutcome<R>, Exit<R>>
 where
     R: Real,
     A: SupportMap<R> + ?Sized,
@@ -319,12 +442,11 @@ where
     if !st.tolerance.finite() {
         return Err(st.undetermined(Undetermined::NonFinite));
     }
-    let (ca, cb) = (st.cso.a.center(), st.cso.b.center());
     if !finite_vec(&ca.coords) || !finite_vec(&cb.coords) {
         return Err(st.undetermined(Undetermined::NonFinite));
     }
     st.scale = max(max_abs(&ca.coords), max_abs(&cb.coords));
-    let mut v0: Vec3<R> = st.cso.center();
+    let mut v0: Vec3<R> = ca - cb;
 
     // Concentric (or within tolerance): the origin is the interior point
     // itself. Move v0 half-way to a support point: still inside by convexity.
