@@ -511,3 +511,30 @@ fn f64_mpr_never_answers_with_nan_witnesses() {
         }
     }
 }
+
+/// `fuzz/regressions/mpr/f32-tiny-centre-zero-budget-nan-bounds` (the smoke
+/// step, right after MPR learnt to rescale): f32, a box (0.5, 57.2, 0.22) at
+/// (2.6e-30, 0, 2.5e-319 → 0) and a ball of radius 57.2 at the origin, a
+/// budget of 0 iterations. The run stops before any support point, its
+/// scale is the centres' 2.6e-30, below MPR's product range: the rescaled
+/// rerun needed a factor of 2¹²⁸ — infinite in f32 — and the bounds came
+/// back NaN. Truth: an iteration cap with bounds that are not NaN (and,
+/// with a budget, the two bodies overlap: the ball holds the box's centre).
+#[test]
+fn f32_zero_budget_with_a_tiny_centre_has_no_nan_bounds() {
+    let s = |i: f32| i / 256.0;
+    let a = Placed::new(
+        Cuboid::new(Vector3::new(s(128.0), s(14649.0), s(57.0))).unwrap(),
+        Pose::from_parts(Translation3::new(2.586_058_8e-30_f32, 0.0, 0.0), Default::default()),
+    );
+    let b = Placed::new(Sphere::new(s(14649.0)).unwrap(), Pose::identity());
+    for out in [mpr::intersect(&a, &b, &Budget::new(0, 1e-4)), mpr::penetration(&a, &b, &Budget::new(0, 1e-4))] {
+        match out {
+            MprOutcome::Undetermined { reason: Undetermined::IterationCap, bounds } => {
+                assert!(!bounds.lower.is_nan() && !bounds.upper.is_nan() && bounds.lower <= bounds.upper, "{out:?}")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(mpr::intersect(&a, &b, &Budget::default()).is_intersecting(), Some(true));
+}
