@@ -99,48 +99,34 @@ impl GpuShape<'_> {
     }
 }
 
+/// `$body` with `$s` bound to the shape inside whichever variant `$shape` is.
+macro_rules! each_shape {
+    ($shape:expr, $s:ident => $body:expr) => {
+        match $shape {
+            GpuShape::Sphere($s) => $body,
+            GpuShape::Cuboid($s) => $body,
+            GpuShape::Capsule($s) => $body,
+            GpuShape::Cylinder($s) => $body,
+            GpuShape::Torus($s) => $body,
+            GpuShape::Cone($s) => $body,
+            GpuShape::CappedCone($s) => $body,
+            GpuShape::Grid($s) => $body,
+        }
+    };
+}
+
 impl Sdf<f32, 3> for GpuShape<'_> {
     fn eval(&self, x: &Vec3<f32>) -> SdfSample<f32, 3> {
-        match self {
-            GpuShape::Sphere(s) => Sdf::<f32, 3>::eval(s, x),
-            GpuShape::Cuboid(s) => s.eval(x),
-            GpuShape::Capsule(s) => Sdf::<f32, 3>::eval(s, x),
-            GpuShape::Cylinder(s) => s.eval(x),
-            GpuShape::Torus(s) => s.eval(x),
-            GpuShape::Cone(s) => s.eval(x),
-            GpuShape::CappedCone(s) => s.eval(x),
-            GpuShape::Grid(g) => g.eval(x),
-        }
+        each_shape!(self, s => Sdf::<f32, 3>::eval(s, x))
     }
     fn accuracy(&self) -> SdfAccuracy {
-        match self {
-            GpuShape::Grid(g) => g.accuracy(),
-            _ => SdfAccuracy::Exact,
-        }
+        each_shape!(self, s => Sdf::<f32, 3>::accuracy(s))
     }
     fn bounding_ball(&self) -> Ball<f32, 3> {
-        match self {
-            GpuShape::Sphere(s) => Sdf::<f32, 3>::bounding_ball(s),
-            GpuShape::Cuboid(s) => s.bounding_ball(),
-            GpuShape::Capsule(s) => Sdf::<f32, 3>::bounding_ball(s),
-            GpuShape::Cylinder(s) => s.bounding_ball(),
-            GpuShape::Torus(s) => s.bounding_ball(),
-            GpuShape::Cone(s) => s.bounding_ball(),
-            GpuShape::CappedCone(s) => s.bounding_ball(),
-            GpuShape::Grid(g) => g.bounding_ball(),
-        }
+        each_shape!(self, s => Sdf::<f32, 3>::bounding_ball(s))
     }
     fn bounding_box(&self) -> Aabb<f32, 3> {
-        match self {
-            GpuShape::Sphere(s) => Sdf::<f32, 3>::bounding_box(s),
-            GpuShape::Cuboid(s) => s.bounding_box(),
-            GpuShape::Capsule(s) => Sdf::<f32, 3>::bounding_box(s),
-            GpuShape::Cylinder(s) => s.bounding_box(),
-            GpuShape::Torus(s) => s.bounding_box(),
-            GpuShape::Cone(s) => s.bounding_box(),
-            GpuShape::CappedCone(s) => s.bounding_box(),
-            GpuShape::Grid(g) => g.bounding_box(),
-        }
+        each_shape!(self, s => Sdf::<f32, 3>::bounding_box(s))
     }
 }
 
