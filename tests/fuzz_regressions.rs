@@ -538,3 +538,43 @@ fn f32_zero_budget_with_a_tiny_centre_has_no_nan_bounds() {
     }
     assert_eq!(mpr::intersect(&a, &b, &Budget::default()).is_intersecting(), Some(true));
 }
+
+/// `fuzz/regressions/ellipsoid_method/crash-9b11c90667768c7c9107eb7831b370967837f83a`
+/// (open since 2026-11-22, triaged 2026-11-24): f32, a cone (66 × 66) and a
+/// ball ~21 apart, with an `InitialRegion` halfspace for the cone whose
+/// offset the harness took from `support` along (−1.3e28, 0, 0). The disc
+/// rim of the cone's (and cylinder's) support map computed `x² + y²`, which
+/// overflowed: the support point was the disc's centre, 66 inside the true
+/// one, so the "supporting" halfspace cut the cone and the ellipsoid method
+/// certified φ* ≥ 25.7 where the truth is 10.5. The method was right for the
+/// region it was given; the support map was wrong (its contract: any
+/// nonzero finite direction). Truth: the support point along `k·d` is the
+/// one along `d` for every primitive, for `k` from 1e-30 to 1e30 in f32
+/// (and 1e-300..1e300 in f64).
+#[test]
+fn support_maps_are_scale_invariant_in_the_direction() {
+    fn check<R: Real>(ks: &[f64]) {
+        let l = R::lit;
+        let bodies: [(&str, Box<dyn SupportMap<R>>); 6] = [
+            ("cone", Box::new(Cone::new(l(1.0), l(1.0)).unwrap())),
+            ("cylinder", Box::new(Cylinder::new(l(1.0), l(0.5)).unwrap())),
+            ("capsule", Box::new(Capsule::new(l(1.0), l(0.5)).unwrap())),
+            ("sphere", Box::new(Sphere::new(l(0.5)).unwrap())),
+            ("ellipsoid", Box::new(Ellipsoid::new(Vector3::new(l(1.0), l(2.0), l(3.0))).unwrap())),
+            ("box", Box::new(Cuboid::new(Vector3::new(l(1.0), l(2.0), l(3.0))).unwrap())),
+        ];
+        let dirs = [Vector3::new(-1.0, 0.0, 0.0), Vector3::new(0.6, 0.8, 0.0), Vector3::new(0.3, -0.4, 0.5)];
+        for (name, body) in &bodies {
+            for d in dirs {
+                let unit = body.support(&d.map(l));
+                for &k in ks {
+                    let p = body.support(&(d * k).map(l));
+                    let err = (p - unit).norm().to_f64();
+                    assert!(err < 1e-5, "{name} along {d:?}·{k:e}: {p:?} vs {unit:?}");
+                }
+            }
+        }
+    }
+    check::<f32>(&[1.3e28, 1e30, 1e20, 1e-20, 1e-30]);
+    check::<f64>(&[1e300, 1e160, 1e-160, 1e-300]);
+}

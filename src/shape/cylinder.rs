@@ -3,7 +3,7 @@
 //! `s(v) = (r·vx/σ, r·vy/σ, sgn(vz)·h)` if `σ > 0`, else `(0, 0, sgn(vz)·h)`.
 
 use super::{check_sizes, Bounded, SupportMap};
-use crate::math::{sgn, Pt3, Real, Vec3};
+use crate::math::{max, sgn, Pt3, Real, Vec3};
 use crate::query::ShapeError;
 
 /// A solid cylinder along z.
@@ -42,12 +42,21 @@ impl<R: Real> Cylinder<R> {
 #[inline(always)]
 pub(crate) fn disc_support<R: Real>(dir: &Vec3<R>, radius: R) -> (R, R) {
     let s2 = dir.x * dir.x + dir.y * dir.y;
-    if s2 > R::ZERO {
+    if s2.finite() && s2 >= R::MIN_POSITIVE {
         let k = radius / Real::sqrt(s2);
-        (dir.x * k, dir.y * k)
-    } else {
-        (R::ZERO, R::ZERO)
+        return (dir.x * k, dir.y * k);
     }
+    // Huge or tiny: `s2` overflowed or underflowed (fuzz finding: along
+    // (−1.3e28, 0, 0) in f32 the disc's support was its centre, so a cone's
+    // "supporting" halfspace cut the cone). Divide by the larger component
+    // first; zero or non-finite: the centre.
+    let m = max(dir.x.abs_(), dir.y.abs_());
+    if !(m > R::ZERO) || !m.finite() {
+        return (R::ZERO, R::ZERO);
+    }
+    let (u, v) = (dir.x / m, dir.y / m);
+    let k = radius / Real::sqrt(u * u + v * v);
+    (u * k, v * k)
 }
 
 impl<R: Real> SupportMap<R> for Cylinder<R> {
