@@ -578,3 +578,39 @@ fn support_maps_are_scale_invariant_in_the_direction() {
     check::<f32>(&[1.3e28, 1e30, 1e20, 1e-20, 1e-30]);
     check::<f64>(&[1e300, 1e160, 1e-160, 1e-300]);
 }
+
+/// `fuzz/regressions/epa/crash-6370a532cdc57d2fbedfb37b4145a298a2f473ad`
+/// (open since 2026-11-22, fixed 2026-11-24): f64, a capsule of half-length
+/// 8.3e8 and radius 65.25 (aspect ~1e7) against a small capsule; `contact`
+/// (the margin path: GJK on the segment cores) answered `Penetrating` with
+/// depth 0 and upper bound 4.37 while GJK on the whole bodies certifies a
+/// distance ≥ 2.39. The core GJK stalled with bounds that straddle the
+/// margin sum (signed distance in [−4.37, 21.5]) and `from_cores` read every
+/// lower bound below the margins as contact. Truth (GJK's certificate on
+/// the whole bodies): not penetrating. Now `Undetermined` unless the upper
+/// bound is within the tolerance.
+#[test]
+fn f64_needle_capsule_contact_is_not_penetrating_when_gjk_certifies_a_gap() {
+    use narrowphase::support::contact::contact;
+    let s = |k: f64| k / 256.0;
+    let rot = nalgebra::Rotation3::new(Vector3::new(s(22359.0), s(22359.0), s(15120.0)));
+    let pose = |x: f64, y: f64, z: f64, r| Pose::from_parts(Translation3::new(x, y, z), r);
+    let a = Placed::new(
+        Capsule::new(830374530.5098039, s(16705.0)).unwrap(),
+        pose(s(-16575.0), s(22359.0), s(22359.0), rot),
+    );
+    let b = Placed::new(
+        Capsule::new(s(22359.0), s(59.0)).unwrap(),
+        pose(s(15163.0), s(8659.0), s(15163.0), Default::default()),
+    );
+    let budget = Budget { max_iterations: 229, ..Budget::default() };
+    let GjkOutcome::Separated(g) = gjk::distance(&a, &b, &budget, &mut GjkCache::default()) else { panic!() };
+    assert!(g.bounds.lower > 2.0, "{g:?}");
+    match contact(&a, &b, &budget, &mut GjkCache::default()) {
+        Proximity::Penetrating(p) => panic!("penetrating, GJK certifies ≥ {}: {p:?}", g.bounds.lower),
+        Proximity::Separated(s) => assert!(s.bounds.upper >= g.bounds.lower, "{s:?} vs {g:?}"),
+        Proximity::Undetermined { bounds, .. } => {
+            assert!(bounds.lower <= g.bounds.upper && bounds.upper >= g.bounds.lower, "{bounds:?} vs {g:?}")
+        }
+    }
+}

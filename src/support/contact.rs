@@ -3,8 +3,8 @@
 
 use super::epa::DefaultEpa;
 use super::gjk::{self, GjkCache, GjkOutcome};
-use crate::math::{max, Pt3, Real};
-use crate::query::{Bounds, Budget, Penetration, Proximity, Separation, Witness};
+use crate::math::{max, max_abs, Pt3, Real};
+use crate::query::{Bounds, Budget, Penetration, Proximity, Separation, Undetermined, Witness};
 use crate::shape::{Core, Cso, SupportMap};
 
 /// Signed distance, witness points and normal of `a` and `b`.
@@ -106,13 +106,15 @@ where
             let point_a = Pt3::from(s.witness.point_a.coords + n * ma);
             let point_b = Pt3::from(s.witness.point_b.coords - n * mb);
             let (lo, hi) = (s.bounds.lower - m, s.bounds.upper - m);
+            // GJK's tolerance at the problem's scale: "touching" below it.
+            let scale = max(max(max_abs(&s.witness.point_a.coords), max_abs(&s.witness.point_b.coords)), m);
             Some(if lo > R::ZERO {
                 Proximity::Separated(Separation {
                     distance: s.distance - m,
                     bounds: Bounds { lower: lo, upper: hi },
                     witness: Witness { point_a, point_b, normal: n },
                 })
-            } else {
+            } else if hi <= budget.tolerance * scale {
                 // Overlapping, or touching within the tolerance (GJK's
                 // contract): depth m − d, clamped at 0.
                 Proximity::Penetrating(Penetration {
@@ -120,6 +122,12 @@ where
                     bounds: Bounds { lower: max(-hi, R::ZERO), upper: max(-lo, R::ZERO) },
                     witness: Witness { point_a, point_b, normal: n },
                 })
+            } else {
+                // A stalled core GJK whose bounds straddle the margins: the
+                // signed distance may be either sign (fuzz finding: a
+                // capsule of aspect 1e7 answered `Penetrating` where GJK on
+                // the whole bodies certifies a distance ≥ 2.39).
+                Proximity::Undetermined { reason: Undetermined::Degenerate, bounds: Bounds { lower: lo, upper: hi } }
             })
         }
         GjkOutcome::Intersecting(_) => None,
