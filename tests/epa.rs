@@ -601,3 +601,35 @@ fn degenerate_input_simplices() {
         assert!((pen.depth - depth).abs() < 1e-9, "case {k}: {depth} {pen:?}");
     }
 }
+
+/// `contact_with` on a caller-owned workspace: the depth of SAT (ground
+/// truth) on penetrating box pairs, the same answer as `contact` with the
+/// default workspace, and a workspace too small for the budget ends in
+/// `OutOfCapacity` with valid bounds, never out of bounds.
+#[test]
+fn contact_with_a_caller_workspace() {
+    use narrowphase::support::contact::contact_with;
+    let mut r = rng(77);
+    let mut epa = Epa::<f64, 68, 132>::new();
+    let mut tiny = Epa::<f64, 6, 8>::new();
+    let budget = Budget::new(64, 1e-9);
+    let (mut out_of_capacity, mut pairs) = (0, 0);
+    for _ in 0..200 {
+        let (a, b, (depth, _, _)) = penetrating_pair(&mut r, 0.05);
+        let (pa, pb) = (a.placed::<f64>(), b.placed::<f64>());
+        let own = contact_with(&pa, &pb, &budget, &mut GjkCache::default(), &mut epa);
+        assert_eq!(own, contact(&pa, &pb, &budget, &mut GjkCache::default()));
+        let p = penetrating(own);
+        assert!((p.depth - depth).abs() < 1e-6, "{} vs SAT {depth}", p.depth);
+        match contact_with(&pa, &pb, &budget, &mut GjkCache::default(), &mut tiny) {
+            Proximity::Undetermined { reason: Undetermined::OutOfCapacity, bounds } => {
+                assert!(bounds.lower <= -depth + 1e-9 && -depth - 1e-9 <= bounds.upper, "{bounds:?} vs {depth}");
+                out_of_capacity += 1;
+            }
+            Proximity::Penetrating(q) => assert!((q.depth - depth).abs() < 1e-6),
+            other => panic!("{other:?}"),
+        }
+        pairs += 1;
+    }
+    assert!(out_of_capacity > 0 && out_of_capacity < pairs, "{out_of_capacity} of {pairs}");
+}

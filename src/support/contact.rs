@@ -1,7 +1,7 @@
 //! Contact query: GJK for the distance, EPA for the penetration when the
 //! bodies overlap — one three-valued [`Proximity`] answer.
 
-use super::epa::DefaultEpa;
+use super::epa::{DefaultEpa, Epa};
 use super::gjk::{self, GjkCache, GjkOutcome};
 use crate::math::{max, max_abs, Pt3, Real};
 use crate::query::{Bounds, Budget, Penetration, Proximity, Separation, Undetermined, Witness};
@@ -62,6 +62,43 @@ where
     A: SupportMap<R> + ?Sized,
     B: SupportMap<R> + ?Sized,
 {
+    contact_with(a, b, budget, cache, &mut DefaultEpa::<R>::new())
+}
+
+/// [`contact`] with a caller-owned EPA workspace: nothing large on the
+/// stack (a [`DefaultEpa`] is 7.6 KB in f32, 12 KB in f64), so a firmware
+/// task can keep one in a `static` and pass it every tick. Its capacity
+/// (`V`, `F`) bounds EPA's iterations: a budget beyond it ends in
+/// [`Undetermined::OutOfCapacity`](crate::query::Undetermined::OutOfCapacity).
+///
+/// ```
+/// use narrowphase::prelude::*;
+/// use narrowphase::support::contact::contact_with;
+/// use narrowphase::support::epa::Epa;
+/// use nalgebra::{Translation3, Vector3};
+///
+/// let a = Placed::new(Cuboid::new(Vector3::new(1.0_f32, 1.0, 1.0)).unwrap(), Pose::identity());
+/// let b = Placed::new(Cuboid::new(Vector3::new(1.0_f32, 1.0, 1.0)).unwrap(),
+///     Pose::from_parts(Translation3::new(1.75, 0.0, 0.3), Default::default()));
+/// let mut epa = Epa::<f32, 36, 68>::new(); // room for 32 iterations; keep it in a static on an MCU
+/// let budget = Budget::new(32, 1e-4);
+/// match contact_with(&a, &b, &budget, &mut GjkCache::default(), &mut epa) {
+///     Proximity::Penetrating(p) => assert!((p.depth - 0.25).abs() < 1e-3),
+///     other => panic!("{other:?}"),
+/// }
+/// ```
+pub fn contact_with<R, A, B, const V: usize, const F: usize>(
+    a: &A,
+    b: &B,
+    budget: &Budget<R>,
+    cache: &mut GjkCache<R>,
+    epa: &mut Epa<R, V, F>,
+) -> Proximity<R>
+where
+    R: Real,
+    A: SupportMap<R> + ?Sized,
+    B: SupportMap<R> + ?Sized,
+{
     let (ma, mb) = (a.margin(), b.margin());
     let margin = ma + mb;
     if margin > R::ZERO {
@@ -75,7 +112,7 @@ where
             let mut cso = Cso::new(a, b);
             cso.hint_a = cache.hint_a;
             cso.hint_b = cache.hint_b;
-            let out = DefaultEpa::<R>::new().run(&mut cso, &simplex, budget);
+            let out = epa.run(&mut cso, &simplex, budget);
             cache.hint_a = cso.hint_a;
             cache.hint_b = cso.hint_b;
             if let Proximity::Penetrating(p) = &out {
