@@ -30,7 +30,7 @@ use crate::shape::{Core, Cso, SupportMap};
 ///
 /// Curved bodies converge slowly in EPA (the faces of the polytope approach
 /// a curved surface quadratically): pass a tolerance suited to the scalar
-/// type (e.g. `1e-3`) or expect [`Undetermined::IterationCap`](crate::query::Undetermined::IterationCap)
+/// type (e.g. `1e-3`) or expect [`Undetermined::IterationCap`]
 /// with valid bounds.
 ///
 /// ```
@@ -69,7 +69,7 @@ where
 /// stack (a [`DefaultEpa`] is 7.6 KB in f32, 12 KB in f64), so a firmware
 /// task can keep one in a `static` and pass it every tick. Its capacity
 /// (`V`, `F`) bounds EPA's iterations: a budget beyond it ends in
-/// [`Undetermined::OutOfCapacity`](crate::query::Undetermined::OutOfCapacity).
+/// [`Undetermined::OutOfCapacity`].
 ///
 /// ```
 /// use narrowphase::prelude::*;
