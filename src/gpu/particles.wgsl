@@ -278,8 +278,8 @@ fn capped_cone_sdf(k: vec3<f32>, side: vec2<f32>, x: vec3<f32>) -> vec4<f32> {
 }
 
 // The SDF of a shape in its own frame: (gradient, value). Twins of the Sdf
-// impls of Sphere, Cuboid, Capsule, Cylinder (src/sdf/shapes.rs) and Torus
-// (src/sdf/torus.rs).
+// impls of Sphere, Cuboid, Capsule, Cylinder, CappedCone (src/sdf/shapes.rs),
+// Torus (src/sdf/torus.rs) and FirstOrderGrid (src/sdf/grid/mod.rs).
 fn sdf_local(s: Shape, x: vec3<f32>) -> vec4<f32> {
     let k = s.params;
     switch s.kind.x {
