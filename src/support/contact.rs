@@ -3,6 +3,7 @@
 
 use super::epa::{DefaultEpa, Epa};
 use super::gjk::{self, GjkCache, GjkOutcome};
+use super::Simplex;
 use crate::math::{max, max_abs, Pt3, Real};
 use crate::query::{Bounds, Budget, Penetration, Proximity, Separation, Undetermined, Witness};
 use crate::shape::{Core, Cso, SupportMap};
@@ -62,7 +63,9 @@ where
     A: SupportMap<R> + ?Sized,
     B: SupportMap<R> + ?Sized,
 {
-    contact_with(a, b, budget, cache, &mut DefaultEpa::<R>::new())
+    // The workspace is built only when EPA runs (zeroing 7.6 KB would cost
+    // the margin path more than its GJK).
+    contact_by(a, b, budget, cache, |cso, simplex| DefaultEpa::<R>::new().run(cso, simplex, budget))
 }
 
 /// [`contact`] with a caller-owned EPA workspace: nothing large on the
@@ -99,6 +102,22 @@ where
     A: SupportMap<R> + ?Sized,
     B: SupportMap<R> + ?Sized,
 {
+    contact_by(a, b, budget, cache, |cso, simplex| epa.run(cso, simplex, budget))
+}
+
+/// [`contact`] with EPA run by `epa` on the CSO and GJK's terminal simplex.
+fn contact_by<R, A, B>(
+    a: &A,
+    b: &B,
+    budget: &Budget<R>,
+    cache: &mut GjkCache<R>,
+    epa: impl FnOnce(&mut Cso<'_, A, B>, &Simplex<R>) -> Proximity<R>,
+) -> Proximity<R>
+where
+    R: Real,
+    A: SupportMap<R> + ?Sized,
+    B: SupportMap<R> + ?Sized,
+{
     let (ma, mb) = (a.margin(), b.margin());
     let margin = ma + mb;
     if margin > R::ZERO {
@@ -112,7 +131,7 @@ where
             let mut cso = Cso::new(a, b);
             cso.hint_a = cache.hint_a;
             cso.hint_b = cache.hint_b;
-            let out = epa.run(&mut cso, &simplex, budget);
+            let out = epa(&mut cso, &simplex);
             cache.hint_a = cso.hint_a;
             cache.hint_b = cso.hint_b;
             if let Proximity::Penetrating(p) = &out {
