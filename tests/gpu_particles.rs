@@ -228,6 +228,11 @@ fn wgsl_sdfs_match_the_rust_ones() {
         points.len()
     );
     assert!(gradient_flips <= points.len() / 1000, "{gradient_flips} gradients differ");
+    // The pipeline's own CPU twins (its host copy of the uploaded shapes,
+    // grid values included) are the shapes the test built.
+    let kept = gpu.placed(&poses);
+    assert!(kept.iter().zip(&placed).all(|(k, p)| k.shape == p.shape && k.pose == p.pose));
+    assert!(points.iter().all(|(i, x)| kept[*i as usize].eval(x) == placed[*i as usize].eval(x)));
 }
 
 /// A hit that the CPU and the GPU reached after different numbers of steps.
