@@ -614,3 +614,36 @@ fn f64_needle_capsule_contact_is_not_penetrating_when_gjk_certifies_a_gap() {
         }
     }
 }
+
+/// `fuzz/regressions/gjk_distance/f64-cone-resting-on-ball-warm-separated-by-rounding`
+/// (campaign of 2026-11-24): f64, a cone (half-height 50.2, radius 18.2)
+/// whose base lies in the plane z = 0, on a ball of radius 50.2 whose top
+/// is the point (50.2, 50.2, 0) under that base: touching, distance exactly
+/// 0 (every coordinate is a dyadic number). The cold query answered contact;
+/// the warm one stalled and answered `Separated` with a "certified" lower
+/// bound of 1.4e-14 — the rounding of the ball's rotated support point
+/// (2.8e-14 off) — and a distance of 2.6e-8. Truth: distance 0, so no answer
+/// may certify a gap above the rounding of the coordinates.
+#[test]
+fn f64_cone_resting_on_a_ball_is_never_certified_apart() {
+    let s = |k: f64| k / 256.0;
+    let a = Placed::new(Cone::new(s(12850.0), s(4658.0)).unwrap(), at::<f64>(s(12850.0), s(16690.0), s(12850.0)));
+    let q = UnitQuaternion::new_normalize(Quaternion::new(0.0, 0.0, s(12800.0), s(12850.0)));
+    let b = Placed::new(
+        Sphere::new(s(12850.0)).unwrap(),
+        Pose::from_parts(Translation3::new(s(12850.0), s(12850.0), s(-12850.0)), q.to_rotation_matrix()),
+    );
+    // `Separated` certifies a positive distance: never right for touching
+    // bodies. Contact, or undetermined with bounds that reach 0 within the
+    // rounding of the coordinates (~120), are.
+    let rounding = 64.0 * f64::EPSILON * 120.0;
+    let budget = Budget { max_iterations: 50, ..Budget::default() };
+    let mut cache = GjkCache::default();
+    for query in ["cold", "warm", "warm again"] {
+        match gjk::distance(&a, &b, &budget, &mut cache) {
+            GjkOutcome::Separated(g) => panic!("{query}: touching bodies certified apart: {g:?}"),
+            GjkOutcome::Intersecting(_) => {}
+            GjkOutcome::Undetermined { bounds, .. } => assert!(bounds.lower <= rounding, "{query}: {bounds:?}"),
+        }
+    }
+}
