@@ -647,3 +647,34 @@ fn f64_cone_resting_on_a_ball_is_never_certified_apart() {
         }
     }
 }
+
+/// `fuzz/regressions/gjk_distance/stall-below-rounding-inverted-bounds`
+/// (campaign of 2026-11-24, right after the rounding floor above): f64, a
+/// ball of radius 50.2 centred at (50.2, 50.2, 50.2) and a ball of radius
+/// 6.9e-67 centred at (50.2, 2e-139, 50.2) — on the first one's surface, so
+/// they touch (overlap by 6.9e-67) —, a tolerance of 9.3e-302 and a huge
+/// cached direction. GJK stalled below the rounding with bounds that had
+/// crossed by ulps (lower 6.2e-15 > upper 3.1e-15) and returned them as
+/// they were. Truth: touching, so never `Separated`, and any bracket is
+/// ordered.
+#[test]
+fn f64_touching_balls_with_a_zero_tolerance_keep_ordered_bounds() {
+    let s = |k: f64| k / 256.0;
+    let a = Placed::new(Sphere::new(s(12850.0)).unwrap(), at::<f64>(s(12850.0), s(12850.0), s(12850.0)));
+    let b = Placed::new(
+        Sphere::new(6.921723952448961e-67).unwrap(),
+        at::<f64>(s(12850.0), 2.0088007984550973e-139, s(12850.0)),
+    );
+    let budget = Budget { max_iterations: 167, tolerance: 9.332642013853119e-302 };
+    let mut cache = GjkCache {
+        direction: Vector3::new(-1.864743433606487e159, s(12850.0), 8.310111124252399e-64),
+        ..GjkCache::default()
+    };
+    for query in ["cached direction", "warm"] {
+        match gjk::distance(&a, &b, &budget, &mut cache) {
+            GjkOutcome::Separated(g) => panic!("{query}: touching balls certified apart: {g:?}"),
+            GjkOutcome::Intersecting(_) => {}
+            GjkOutcome::Undetermined { bounds, .. } => assert!(bounds.lower <= bounds.upper, "{query}: {bounds:?}"),
+        }
+    }
+}
