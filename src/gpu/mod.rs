@@ -344,6 +344,7 @@ impl GpuParticles {
             mapped_at_creation: false,
         });
         let readback_usage = wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST;
+        let max_storage = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);
         Ok(Self {
             shapes: Grow::new(&device, "shapes", input_usage()),
             poses: Grow::new(&device, "poses", input_usage()),
@@ -356,8 +357,8 @@ impl GpuParticles {
             probe_out: Grow::new(&device, "probe_out", output_usage()),
             readback: Grow::new(&device, "readback", readback_usage),
             grids: Grow::new(&device, "grids", input_usage()),
-            max_storage: limits.max_storage_buffer_binding_size.min(limits.max_buffer_size),
-            contacts_per_pass: limits.max_storage_buffer_binding_size.min(limits.max_buffer_size) / CONTACT_BYTES,
+            max_storage,
+            contacts_per_pass: max_storage / CONTACT_BYTES,
             device,
             queue,
             info,

@@ -190,12 +190,12 @@ where
             break;
         }
         if !(bounds.upper - bounds.lower > tolerance * scale) {
-            outcome = Some(finish(&simplex, v, bounds, tolerance * scale, rounding(scale)));
+            outcome = Some(conclude(&simplex, v, bounds, tolerance * scale, rounding(scale)));
             break;
         }
         // No progress possible: the new point is already a vertex.
         if simplex.contains(&p.w) {
-            outcome = Some(stalled(&simplex, v, bounds, tolerance * scale, rounding(scale)));
+            outcome = Some(conclude(&simplex, v, bounds, tolerance * scale, rounding(scale)));
             break;
         }
         let previous_vv = vv;
@@ -212,7 +212,7 @@ where
             // CSO point as the last (a convex combination of support points),
             // only not shorter beyond rounding: stop with it rather than keep
             // a copy of the last simplex on every iteration.
-            outcome = Some(stalled(&simplex, v, bounds, tolerance * scale, rounding(scale)));
+            outcome = Some(conclude(&simplex, v, bounds, tolerance * scale, rounding(scale)));
             break;
         }
     }
@@ -232,38 +232,22 @@ fn rounding<R: Real>(scale: R) -> R {
     R::lit(16.0) * R::EPSILON * scale
 }
 
-/// The tolerance was met: separated if certified, contact otherwise.
-fn finish<R: Real>(simplex: &Simplex<R>, v: Vec3<R>, bounds: Bounds<R>, eps: R, floor: R) -> GjkOutcome<R> {
+/// The answer where the iteration stops — the tolerance met, or no further
+/// progress possible in this precision (the descent stalled before the gap
+/// closed). The lower bound is a certificate only above the rounding
+/// (`floor`): then separated, with bounds telling how far the distance got.
+/// Below it nothing rules contact out: contact when the distance is within
+/// the tolerance (`eps`), else undetermined, never "separated" — with the
+/// lower bound clamped to the upper one, as both are within rounding and
+/// may cross by ulps (fuzz finding: 6.2e-15 above 3.1e-15).
+fn conclude<R: Real>(simplex: &Simplex<R>, v: Vec3<R>, bounds: Bounds<R>, eps: R, floor: R) -> GjkOutcome<R> {
     if bounds.lower > floor {
         separated(simplex, v, bounds)
     } else if !(bounds.upper > eps) {
         GjkOutcome::Intersecting(*simplex)
     } else {
-        undetermined_within_rounding(bounds)
-    }
-}
-
-/// `Undetermined::Degenerate` with `bounds`, the lower one clamped to the
-/// upper: both are within rounding here, and may cross by ulps (fuzz
-/// finding: 6.2e-15 above 3.1e-15).
-fn undetermined_within_rounding<R: Real>(bounds: Bounds<R>) -> GjkOutcome<R> {
-    let lower = crate::math::min(bounds.lower, bounds.upper);
-    GjkOutcome::Undetermined { reason: Undetermined::Degenerate, bounds: Bounds { lower, upper: bounds.upper } }
-}
-
-/// No further progress is possible in this precision (the descent stopped
-/// before the gap closed to the tolerance). The lower bound is still a
-/// certificate: one above the rounding (`floor`) proves separation, and the
-/// bounds tell the caller how far the distance itself got. Without it
-/// nothing rules contact out: contact when the distance is within the
-/// tolerance (`eps`), else undetermined, never "separated".
-fn stalled<R: Real>(simplex: &Simplex<R>, v: Vec3<R>, bounds: Bounds<R>, eps: R, floor: R) -> GjkOutcome<R> {
-    if bounds.lower > floor {
-        separated(simplex, v, bounds)
-    } else if !(bounds.upper > eps) {
-        GjkOutcome::Intersecting(*simplex)
-    } else {
-        undetermined_within_rounding(bounds)
+        let lower = crate::math::min(bounds.lower, bounds.upper);
+        GjkOutcome::Undetermined { reason: Undetermined::Degenerate, bounds: Bounds { lower, upper: bounds.upper } }
     }
 }
 
