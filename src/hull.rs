@@ -9,7 +9,11 @@
 //! # What comes out
 //! - only the extreme points of the cloud, re-indexed (interior points,
 //!   points on a face or in the middle of an edge, and near-duplicates are
-//!   dropped); every output vertex is bit-for-bit one of the input points
+//!   dropped, and so are vertices that are corners only within the rounding
+//!   of their coordinates, which [`Polytope::new`] rejects: the hull is then
+//!   built again without them, and they stay inside it within
+//!   [`tolerance`](OwnedPolytope::tolerance)); every output vertex is
+//!   bit-for-bit one of the input points
 //!   ([`source_indices`](OwnedPolytope::source_indices) says which);
 //! - coplanar triangles merged into convex polygon faces (a box has 6 quads);
 //! - outward unit face planes, counter-clockwise loops, the vertex adjacency
@@ -72,7 +76,9 @@ use std::vec::Vec;
 
 use crate::math::{normalize, Pt3, Real, Vec3};
 use crate::query::ShapeError;
-use crate::shape::{max_extent, min_extent, Plane, Polytope, PolytopeData, PolytopeError, MAX_VERTICES};
+use crate::shape::{
+    is_strict_corner, max_extent, min_extent, Plane, Polytope, PolytopeData, PolytopeError, MAX_VERTICES,
+};
 
 /// Relative planarity tolerance of the builder (a multiple of the cloud's
 /// bounding-box diagonal): points closer than this to the hull count as on
@@ -88,6 +94,11 @@ const VALIDATOR_TOLERANCE: f64 = 1.0e-4;
 
 /// Rounds of merging before giving up on merging (see [`quickhull`]).
 const MERGE_ROUNDS: usize = 8;
+
+/// Rounds of dropping vertices that are corners only within rounding and
+/// building again from the other vertices (see [`quickhull`]); as a rule the
+/// first build has none, and each round has fewer vertices.
+const CORNER_ROUNDS: usize = 16;
 
 /// Why no hull was built.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -347,11 +358,50 @@ pub fn quickhull<R: Real>(points: &[Pt3<R>]) -> Result<OwnedPolytope<R>, HullErr
         noise: 256.0 * f64::EPSILON * (coord + diag),
     };
 
-    let kept = dedupe(&pts, &lo, tol.resolution);
-    if kept.len() < 4 {
-        return Err(HullError::Degenerate);
+    let mut kept = dedupe(&pts, &lo, tol.resolution);
+    let mut dropped = false;
+    // A vertex that is a corner only within rounding (reflex or flat by
+    // less than its coordinates' rounding, which no tolerance of the
+    // triangulation sees: quickhull keeps a vertex it took early, however
+    // flat later points make it) is not a corner `Polytope::new` accepts:
+    // hill climbing could stop there wrongly. Such vertices are dropped and
+    // the hull built again from the other vertices only (so no point that
+    // the first build left inside turns up as a new flat vertex), until none
+    // is left: each round has fewer vertices.
+    for _ in 0..CORNER_ROUNDS {
+        let hull = build(points, &pts, &kept, tol)?;
+        let data = hull.data();
+        let flat: Vec<usize> = (0..data.vertices.len()).filter(|&v| !is_strict_corner(&data, v)).collect();
+        if flat.is_empty() {
+            // After a drop, every input point must still be inside the hull
+            // within its tolerance (checked, `O(n·F)`, only then).
+            let inside = |p: &V3| {
+                data.faces
+                    .iter()
+                    .all(|f| f.normal.map(|c| c.to_f64()).dot(p) - f.offset.to_f64() <= hull.tolerance.to_f64())
+            };
+            if dropped && !pts.iter().all(inside) {
+                return Err(HullError::Numerical);
+            }
+            hull.polytope().map_err(|e| match e {
+                ShapeError::Polytope(p) => HullError::Invalid(p),
+                _ => HullError::Numerical,
+            })?;
+            return Ok(hull);
+        }
+        kept = (0..data.vertices.len()).filter(|v| !flat.contains(v)).map(|v| hull.source[v] as u32).collect();
+        dropped = true;
+        if kept.len() < 4 {
+            return Err(HullError::Degenerate);
+        }
     }
-    let tris = Quickhull::run(&pts, &kept, tol)?;
+    Err(HullError::Invalid(PolytopeError::NotACorner))
+}
+
+/// One hull of `pts[kept]`: triangulated, coplanar triangles merged,
+/// assembled (not yet validated).
+fn build<R: Real>(points: &[Pt3<R>], pts: &[V3], kept: &[u32], tol: Tol) -> Result<OwnedPolytope<R>, HullError> {
+    let tris = Quickhull::run(pts, kept, tol)?;
     // Merge coplanar triangles; where a merged face would mislead hill
     // climbing, keep the triangles at the offending vertices and merge again
     // (a few rounds, then no merging at all, which always passes).
@@ -361,9 +411,9 @@ pub fn quickhull<R: Real>(points: &[Pt3<R>]) -> Result<OwnedPolytope<R>, HullErr
         if round == MERGE_ROUNDS {
             no_merge.fill(true);
         }
-        faces = merge_coplanar(&pts, &tris, tol, &no_merge);
-        drop_edge_points(&pts, &mut faces);
-        let bad = bad_cones(&pts, &faces, tol.plane);
+        faces = merge_coplanar(pts, &tris, tol, &no_merge);
+        drop_edge_points(pts, &mut faces);
+        let bad = bad_cones(pts, &faces, tol.plane);
         if bad.is_empty() {
             break;
         }
@@ -371,12 +421,7 @@ pub fn quickhull<R: Real>(points: &[Pt3<R>]) -> Result<OwnedPolytope<R>, HullErr
             no_merge[v as usize] = true;
         }
     }
-    let hull = assemble(points, &pts, faces, tol)?;
-    hull.polytope().map_err(|e| match e {
-        ShapeError::Polytope(p) => HullError::Invalid(p),
-        _ => HullError::Numerical,
-    })?;
-    Ok(hull)
+    assemble(points, pts, faces, tol)
 }
 
 /// Indices of the points kept after dropping every point within `res` of an

@@ -270,14 +270,6 @@ fn run<R: Real>(input: &Input) {
             let Ok(hull) = quickhull(&pts) else { return };
             let p = hull.polytope();
             assert!(p.is_ok(), "quickhull's output fails validation: {p:?}");
-            // The open finding `f64-hull-reflex-vertex-1e-47-traps-climb`: a
-            // vertex reflex by a subnormal-scale offset (from raw
-            // coordinates) traps the climb.
-            if std::env::var("NARROWPHASE_FUZZ_SKIP_KNOWN").is_ok_and(|v| v == "1")
-                && points.iter().flatten().any(|x| matches!(x, Num::Raw(_)))
-            {
-                return;
-            }
             if let Ok(p) = &p {
                 check_support(p, input);
             }

@@ -25,6 +25,8 @@ pub use capsule::Capsule;
 pub use cone::Cone;
 pub use cylinder::Cylinder;
 pub use ellipsoid::Ellipsoid;
+#[cfg(feature = "std")]
+pub(crate) use polytope::is_strict_corner;
 pub use polytope::{
     Plane, Polytope, PolytopeData, PolytopeError, CONVEXITY_TOLERANCE, HILL_CLIMB_MIN_VERTICES, MAX_VERTICES,
 };

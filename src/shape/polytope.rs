@@ -70,9 +70,12 @@ pub enum PolytopeError {
     BadFace,
     /// A vertex lies outside a face plane by more than the tolerance.
     NotConvex,
-    /// A vertex is not a corner: its incident face normals do not span
-    /// 3D (it lies inside a face or on an edge), so hill climbing could stop
-    /// there without reaching the maximum.
+    /// A vertex is not a strict corner beyond rounding: it lies inside a
+    /// face or on an edge, or it is reflex or flat by less than its
+    /// coordinates' rounding (for some edge, the incident faces away from it
+    /// do not put the vertex above its neighbour by more than `16ε` of the
+    /// edge's length). Hill climbing could stop at such a vertex without
+    /// reaching the maximum; [`crate::hull`] drops them.
     NotACorner,
     /// Some directed edge is used by no face or by two: the surface is not
     /// closed and consistently oriented, or the Euler characteristic is not 2.
@@ -339,39 +342,90 @@ fn check_orientation<R: Real>(data: &PolytopeData<'_, R>) -> Result<(), Polytope
     Ok(())
 }
 
-/// Every vertex must be a true corner: among the normals of its incident
-/// faces, three must be linearly independent. A vertex inside a face or on an
-/// edge fails, and would be a trap for hill climbing (no strictly better
-/// neighbour, yet not a maximiser). Greedy: n1 any, n2 the most different
-/// from n1, n3 the furthest from their plane — O(degree) per vertex.
+/// Every vertex must be a strict corner, certified beyond rounding: for each
+/// neighbour `u` (along the edge `v → u`), the incident faces of `v` that do
+/// not hold that edge must put `v` strictly above `u`,
+/// `Σ n_f · (v − u) > 16ε·|Σ n_f|·|v − u|`. A vertex inside a face or on an
+/// edge fails (no face lies off its in-face edges), and so does a vertex that
+/// is reflex by any amount, however small against the convexity tolerance:
+/// hill climbing stops at a vertex with no strictly better neighbour, and at
+/// a reflex vertex of a nearly flat corner that stop can be wrong by the
+/// polytope's whole size (a hull vertex reflex by 1.5e-47 did that). The
+/// faces holding the edge are left out of the sum because their planes
+/// contain `u` only up to the convexity tolerance.
 fn check_corners<R: Real>(data: &PolytopeData<'_, R>) -> Result<(), PolytopeError> {
-    let nf = data.faces.len();
     for v in 0..data.vertices.len() {
-        let incident = |f: &usize| slice(data.face_vertices, data.face_offsets, *f).contains(&(v as u16));
-        let normal = |f: usize| data.faces.get(f).map_or(Vec3::zeros(), |p| p.normal);
-        let Some(f1) = (0..nf).find(incident) else {
-            return Err(PolytopeError::NotACorner);
-        };
-        let n1 = normal(f1);
-        let mut n2 = n1;
-        let mut best = R::ZERO;
-        for f in (0..nf).filter(incident) {
-            let c = n1.cross(&normal(f)).norm_squared();
-            if c > best {
-                best = c;
-                n2 = normal(f);
-            }
-        }
-        let axis = n1.cross(&n2);
-        let det = (0..nf).filter(incident).fold(R::ZERO, |m, f| max(m, axis.dot(&normal(f)).abs_()));
-        // Exact dependence only: shallow corners (down to rounding) are real
-        // corners that a builder working within its own tolerance emits, and
-        // climbing through them is exact up to rounding.
-        if !(det > R::ZERO) || slice(data.vertex_adjacency, data.vertex_adjacency_offsets, v).len() < 3 {
+        if !is_strict_corner(data, v) {
             return Err(PolytopeError::NotACorner);
         }
     }
     Ok(())
+}
+
+/// The test of [`check_corners`] for one vertex (also used by the hull
+/// builder, which drops the vertices that fail it and builds again). Runs
+/// after the closure checks: it walks the faces around `v` through the face
+/// adjacency, `O(F·L)` to find the first one and `O(degree·L)` after.
+pub(crate) fn is_strict_corner<R: Real>(data: &PolytopeData<'_, R>, v: usize) -> bool {
+    let (Some(pv), Ok(v16)) = (data.vertices.get(v), u16::try_from(v)) else { return false };
+    let degree = slice(data.vertex_adjacency, data.vertex_adjacency_offsets, v).len();
+    let Some(first) = (0..data.faces.len()).find(|&f| slice(data.face_vertices, data.face_offsets, f).contains(&v16))
+    else {
+        return false;
+    };
+    let normal = |f: usize| data.faces.get(f).map_or(Vec3::zeros(), |p| p.normal);
+    // The normals of all faces around v, and of the last one walked.
+    let (mut total, mut last) = (Vec3::zeros(), Vec3::zeros());
+    if faces_around(data, v16, first, degree, |f, _| {
+        total += normal(f);
+        last = normal(f);
+        true
+    }) != Some(degree)
+    {
+        return false;
+    }
+    // The edge v → a is held by the face walked then and the one before.
+    let rounding = R::EPSILON * R::lit(16.0);
+    let mut before = last;
+    faces_around(data, v16, first, degree, |f, a| {
+        let away = total - normal(f) - before;
+        before = normal(f);
+        let Some(pa) = data.vertices.get(a) else { return false };
+        let edge = pv - pa;
+        away.dot(&edge) > rounding * norm(&away) * norm(&edge)
+    }) == Some(degree)
+}
+
+/// Walks the faces around vertex `v` from face `first`: calls `visit(face,
+/// a)` with `a` the vertex after `v` in that face's loop, then crosses the
+/// edge into `v` to the next face. Stops when `visit` says `false` or the
+/// walk is back at `first`; returns the number of faces visited when it got
+/// back within `cap` steps, `None` otherwise.
+fn faces_around<R: Real>(
+    data: &PolytopeData<'_, R>,
+    v: u16,
+    first: usize,
+    cap: usize,
+    mut visit: impl FnMut(usize, usize) -> bool,
+) -> Option<usize> {
+    let mut f = first;
+    for step in 0..cap {
+        let r = range(data.face_offsets, f);
+        let (start, len) = (r.start, r.len());
+        let lp = data.face_vertices.get(r)?;
+        let i = lp.iter().position(|&x| x == v)?;
+        let next = *lp.get(if i + 1 < len { i + 1 } else { 0 })?;
+        if !visit(f, next as usize) {
+            return None;
+        }
+        // The loop edge prev → v: the face across it continues the walk.
+        let k_prev = start + if i > 0 { i - 1 } else { len.saturating_sub(1) };
+        f = *data.face_adjacency.get(k_prev)? as usize;
+        if f == first {
+            return Some(step + 1);
+        }
+    }
+    None
 }
 
 fn validate<R: Real>(data: &PolytopeData<'_, R>) -> Result<(), PolytopeError> {
