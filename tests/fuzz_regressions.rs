@@ -227,10 +227,14 @@ fn f64_zero_rotation_coincident_centres_has_no_nan() {
 /// the portal's triple products (`v0·(p1×p3)`, the portal normal of CSO
 /// points 1e10 apart but ~60 wide) lose their sign in the rounding: the
 /// "origin behind the portal" test then proves nothing.
+/// Fixed 2026-11-24 (replayed in exact rational arithmetic: the first
+/// portal did not contain the ray — `det(v0, v3, v2)` is −1.3e15, computed
+/// ≥ 0 with an error of ~4e16): the side tests `det(v0, a, b)` now run on
+/// the parts of `a`, `b` orthogonal to the ray, and the portal normal is
+/// the cross product of its two shortest edges (from the two long ones the
+/// next portal's orientation flipped by rounding). MPR then answers
+/// `Separated` with a certificate of 4.97.
 #[test]
-#[ignore = "kernel bug: src/support/mpr.rs solve(): discovery/refinement sign tests (triple products of CSO \
-            points ~1e10 apart) are not guarded by a rounding bound; on a needle (aspect 1.2e9) the portal does \
-            not contain the ray and `inside` is a false Penetrating for a pair ~29 apart"]
 fn f64_needle_cone_and_cylinder_are_not_penetrating_in_mpr() {
     let s = |i: f64| i / 256.0;
     let (ha, ra, ca) = (s(14640.0), s(13363.0), Vector3::new(s(14649.0), s(14649.0), 0.0));
@@ -266,10 +270,15 @@ fn f64_needle_cone_and_cylinder_are_not_penetrating_in_mpr() {
     }
     let gap = gap_at(phi);
     assert!(gap > 0.5, "closed-form gap {gap}");
-    let out = mpr::intersect(&a, &b, &Budget::default());
-    assert_ne!(out.is_intersecting(), Some(true), "{gap} apart: {out:?}");
-    let out = mpr::penetration(&a, &b, &Budget::default());
-    assert_ne!(out.is_intersecting(), Some(true), "{gap} apart: {out:?}");
+    for out in [mpr::intersect(&a, &b, &Budget::default()), mpr::penetration(&a, &b, &Budget::default())] {
+        assert_ne!(out.is_intersecting(), Some(true), "{gap} apart: {out:?}");
+        // A separation certificate must hold against the closed-form
+        // supports along its own axis (rounding of coordinates ~1e11: 1e-4).
+        if let mpr::MprOutcome::Separated { lower_bound, axis } = out {
+            let along = -(ca.dot(&axis) + h_cyl(axis)) - (cb.dot(&-axis) + h_cone(q.inverse() * -axis));
+            assert!(lower_bound <= along + 1e-4, "certified {lower_bound}, closed form along its axis {along}");
+        }
+    }
 }
 
 /// `fuzz/regressions/mpr/f64-ellipsoid-1e110-penetrating-1.7e109-apart`: B

@@ -114,6 +114,18 @@ fn judge<R: Real, A: SupportMap<R>, B: SupportMap<R>>(
     slack: f64,
     ctx: &dyn Fn() -> String,
 ) -> Option<bool> {
+    judge_witness(a, b, out, truth, (band, slack, 10.0 * slack), ctx)
+}
+
+/// [`judge`] with its own slack for the witness points (`witness`).
+fn judge_witness<R: Real, A: SupportMap<R>, B: SupportMap<R>>(
+    a: &A,
+    b: &B,
+    out: &MprOutcome<R>,
+    truth: Truth,
+    (band, slack, witness): (f64, f64, f64),
+    ctx: &dyn Fn() -> String,
+) -> Option<bool> {
     let in_band = truth.sd.abs() < band;
     match out {
         MprOutcome::Separated { lower_bound, axis } => {
@@ -136,7 +148,7 @@ fn judge<R: Real, A: SupportMap<R>, B: SupportMap<R>>(
             let n = f(&p.witness.normal);
             assert!((n.norm() - 1.0).abs() < 1e-3, "normal not unit: {p:?}");
             let w = fp(&p.witness.point_a) - fp(&p.witness.point_b);
-            assert!((w - n * d).norm() < slack * 10.0 + 1e-3 * d, "witness off: {w:?} vs {:?} {}", n * d, ctx());
+            assert!((w - n * d).norm() < witness + 1e-3 * d, "witness off: {w:?} vs {:?} {}", n * d, ctx());
             if let (Some(depth), true) = (truth.depth, hi.is_finite()) {
                 assert!(hi >= depth - slack, "upper bound {hi} below EPA depth {depth}: {}", ctx());
             }
@@ -1019,4 +1031,92 @@ fn scale_covariant_far_beyond_the_product_range() {
     scale_covariance::<f32>(-40, 92);
     scale_covariance::<f64>(400, 93);
     scale_covariance::<f64>(-400, 94);
+}
+
+// ---------------------------------------------------------------------------
+// Needles
+
+/// A needle (capsule or cylinder of radius 1, aspect `10^lo..10^hi`) and a
+/// sphere beside its side, far from its centre: the centre ray grazes the
+/// needle's surface, the regime of the campaign's needle finding (portal
+/// side tests lost their sign in the rounding of triple products of points
+/// 1e10 long and 100 wide). Closed form: the sphere's centre is at
+/// `1 + s + g` from the axis, beside the axis segment, so the signed
+/// distance is `g`. The band and the slack grow with the rounding of the
+/// coordinates (`ε·L`), the witness points' slack with `L` (see the module
+/// docs of `mpr`). Returns the tally of answers.
+fn needles<R: Real>(seed: u64, pairs: usize, (lo, hi): (f64, f64)) -> Tally {
+    let mut rng = rng(seed);
+    let mut t = Tally::default();
+    for i in 0..pairs {
+        let len = 10f64.powf(rng.random_range(lo..hi));
+        let s = rng.random_range(0.5..2.0);
+        let g = rng.random_range(0.05..1.0) * if rng.random_bool(0.5) { 1.0 } else { -1.0 };
+        let along = rng.random_range(-0.9..0.9) * len;
+        let pa = random_pose(&mut rng, 1.0);
+        let axis = pa.rotation * Vector3::z();
+        let across = axis.cross(&unit_vector(&mut rng)).normalize();
+        let cb = pa.translation.vector + axis * along + across * (1.0 + s + g);
+        let pb = Pose::from_parts(Translation3::from(cb), rotation(&mut rng));
+        let b: Placed<_, R> = placed(Sphere::new(R::lit(s)).unwrap(), &pb);
+        let truth = Truth { sd: g, depth: if g < 0.0 { Some(-g) } else { None } };
+        let rounding = 256.0 * R::EPSILON.to_f64() * len;
+        let (band, slack) = (band::<R>().max(rounding), slack::<R>().max(rounding));
+        // Witness points interpolate a portal up to 2L long and ~1 wide,
+        // whose barycentric coordinates are uncertain by ε·L/w: measured up
+        // to 2.4e-6·L in f64 and 8.6e-5·L in f32 (see the `mpr` docs).
+        let witness = 10.0 * slack + 1e-3 * len;
+        let ctx = |kind: &str| format!("{kind} #{i} length {len:e} along {along:e} {truth:?}");
+        let mut tally_one = |out: [MprOutcome<R>; 2], a: &dyn Fn(&Vector3<R>) -> Point3<R>| {
+            struct Map<'f, R: Real>(&'f dyn Fn(&Vector3<R>) -> Point3<R>, Point3<R>);
+            impl<R: Real> SupportMap<R> for Map<'_, R> {
+                fn support(&self, d: &Vector3<R>) -> Point3<R> {
+                    (self.0)(d)
+                }
+                fn center(&self) -> Point3<R> {
+                    self.1
+                }
+            }
+            let am = Map(a, Point3::from(v3::<R>(pa.translation.vector)));
+            let answers: Vec<_> = out
+                .iter()
+                .map(|o| {
+                    judge_witness(&am, &b, o, truth, (band, slack, witness), &|| format!("{} {o:?}", ctx("needle")))
+                })
+                .collect();
+            if g.abs() < band {
+                t.in_band += 1;
+            } else if answers.contains(&None) {
+                t.undetermined += 1;
+            } else if g > 0.0 {
+                t.separated += 1;
+            } else {
+                t.penetrating += 1;
+            }
+        };
+        if i % 2 == 0 {
+            let a: Placed<_, R> = placed(Capsule::new(R::lit(len), R::ONE).unwrap(), &pa);
+            let out = [mpr::intersect(&a, &b, &Budget::default()), mpr::penetration(&a, &b, &Budget::default())];
+            tally_one(out, &|d| a.support(d));
+        } else {
+            let a: Placed<_, R> = placed(Cylinder::new(R::lit(len), R::ONE).unwrap(), &pa);
+            let out = [mpr::intersect(&a, &b, &Budget::default()), mpr::penetration(&a, &b, &Budget::default())];
+            tally_one(out, &|d| a.support(d));
+        }
+    }
+    t
+}
+
+/// Needles of aspect 1e3…1e10 (f64) and 1e1.5…1e3.5 (f32, where the
+/// coordinates' rounding reaches the gaps beyond): never a wrong answer or
+/// a certificate above the closed form; at most 2 % undetermined (measured:
+/// 2 of 600 in f64, none in f32). Before the ray-frame side tests the f64
+/// run failed at pair 34: `Penetrating` with depth 3.7e9 for a gap of 0.66.
+#[test]
+fn needles_beside_a_sphere_are_decided_right() {
+    for (name, t) in [("f64", needles::<f64>(31, 600, (3.0, 10.0))), ("f32", needles::<f32>(32, 600, (1.5, 3.5)))] {
+        println!("needles {name}: {t:?}");
+        assert!(t.undetermined * 50 <= t.total(), "needles {name}: {t:?}");
+        assert!(t.separated > t.total() / 4 && t.penetrating > t.total() / 4, "needles {name}: {t:?}");
+    }
 }
