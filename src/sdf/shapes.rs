@@ -612,14 +612,26 @@ impl<S: defmt::Format, R: Real + defmt::Format, const D: usize> defmt::Format fo
 
 impl<S, R: Real, const D: usize> Transformed<S, R, D> {
     /// Validates `rotation` (orthonormal within `1e3·ε`; a reflection is
-    /// accepted too, distances do not change), `scale` (finite, positive) and
-    /// `translation` (finite).
+    /// accepted too, distances do not change), `scale` (finite, positive,
+    /// and a size the shapes accept: within
+    /// [`min_extent`](crate::shape::min_extent)`..=`[`max_extent`](crate::shape::max_extent),
+    /// else [`ShapeError::BadAspect`]) and `translation` (finite).
+    ///
+    /// The scale's limits keep the local point `Qᵀ(x − t)/s` finite wherever
+    /// `|x − t| ≤ MAX·min_extent` (≈3.7e22 in f32, 2.7e157 in f64), so for
+    /// every `x` and `t` within `max_extent`. Without them the division
+    /// overflows (fuzz finding: a scale of 4e-317 made `(x − t)/s` infinite
+    /// at every point farther than `s·MAX ≈ 7e-9` from `t`, and a halfspace
+    /// then answered `n·(∞, −∞, ∞) = NaN` at finite points).
     pub fn new(shape: S, rotation: SMatrix<R, D, D>, scale: R, translation: SVector<R, D>) -> Result<Self, ShapeError> {
         if !(rotation.iter().all(|c| c.finite()) && translation.iter().all(|c| c.finite()) && scale.finite()) {
             return Err(ShapeError::NonFinite);
         }
         if !(scale > R::ZERO) {
             return Err(ShapeError::NonPositiveSize);
+        }
+        if scale > crate::shape::max_extent::<R>() || scale < crate::shape::min_extent::<R>() {
+            return Err(ShapeError::BadAspect);
         }
         let err = (rotation.transpose() * rotation - SMatrix::<R, D, D>::identity()).abs().max();
         if !(err < R::EPSILON * R::lit(1.0e3)) {
