@@ -754,3 +754,50 @@ fn f64_gjk_after_an_epa_shift_is_not_intersecting() {
     }
     assert!(checked >= 4, "only {checked} shifts are clear of the tolerance");
 }
+
+/// `fuzz/regressions/mpr/f64-superquadric-needle-portal-tilt-penetrating-12-apart`
+/// (found within two minutes of fuzzing the needle fix): f64, A = a
+/// superquadric with semi-axes (57.2, 1.57e11, 73.3) and exponents (1.9817,
+/// 1.9778) at (117.1, 57.2, 0.8), rotated by the normalised quaternion
+/// (−53.8, −122.6, 73.3, 73.3); B = a sphere of radius 66.3 at (0.19, 112,
+/// 1.3e-201). `mpr::intersect` answered `Penetrating` (depth 233) where
+/// `mpr::penetration` certified a gap of 12.4: the robust check of the
+/// portal (ends of the needle 3.2e11 apart and a point near the origin)
+/// read the origin's side off a normal from two edges 1.6e11 long, whose
+/// tilt error (ε·L/w) over that length is far more than 54, the origin's
+/// true distance outside the portal. Now the sides are orientations from
+/// a determinant of vectors projected orthogonally to the longest one.
+/// Ground truth: |y| ≪ a₂ near B, so A is locally the cylinder over the
+/// superellipse `|x/a₁|^(2/ε₁) + |z/a₃|^(2/ε₁) ≤ 1`; the distance from B's
+/// centre to it, by dense sampling, minus the radius is the gap (12.445).
+#[test]
+fn f64_superquadric_needle_is_not_penetrating_in_mpr() {
+    let s = |i: f64| i / 256.0;
+    let (a1, a2, a3) = (s(14649.0), 156842167410.52167, s(18761.0));
+    let (e1, e2) = (1.99 - 83e-4, 1.99 - 122e-4);
+    let sq = Superquadric::new(Vector3::new(a1, a2, a3), e1, e2).unwrap();
+    let q = UnitQuaternion::new_normalize(Quaternion::new(s(-13767.0), s(-31396.0), s(18761.0), s(18758.0)));
+    let ta = Vector3::new(s(29974.0), s(14640.0), s(204.0));
+    let (cb, r) = (Vector3::new(s(48.0), s(28673.0), 1.2872034186456376e-201), s(16962.0));
+    let a = Placed::new(sq, Pose::from_parts(Translation3::from(ta), q.to_rotation_matrix()));
+    let b = Placed::new(Sphere::new(r).unwrap(), at::<f64>(cb.x, cb.y, cb.z));
+    let p = q.inverse() * (cb - ta);
+    assert!(p.y.abs() < 1e3, "B's centre is beside the needle's middle: {p:?}");
+    let sp = |v: f64, e: f64| v.signum() * v.abs().powf(e);
+    let nearest = (0..2_000_000)
+        .map(|i| {
+            let t = std::f64::consts::TAU * i as f64 / 2e6;
+            ((a1 * sp(t.cos(), e1) - p.x).powi(2) + (a3 * sp(t.sin(), e1) - p.z).powi(2)).sqrt()
+        })
+        .fold(f64::INFINITY, f64::min);
+    let gap = nearest - r;
+    assert!(gap > 12.0, "closed-form gap {gap}");
+    let mut budget = Budget::<f64>::default();
+    budget.max_iterations = 48;
+    for out in [mpr::intersect(&a, &b, &budget), mpr::penetration(&a, &b, &budget)] {
+        assert_ne!(out.is_intersecting(), Some(true), "{gap} apart: {out:?}");
+        if let mpr::MprOutcome::Separated { lower_bound, .. } = out {
+            assert!(lower_bound <= gap + 1e-3, "certified {lower_bound} above the gap {gap}");
+        }
+    }
+}

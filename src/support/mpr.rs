@@ -94,10 +94,14 @@
 //! the causes — runs again with the robust form throughout (up to twice the
 //! budget's support queries). The flag and the bounds are then right up to
 //! aspects near `1/ε` (tested on needles of aspect 1e3…1e10 in f64: 3 of 600
-//! pairs undetermined). Cost on the M4F, box–box, median instructions:
-//! `intersect` 1 731 → 2 440 (+41 %), `penetration` 3 281 → 4 150 (+27 %);
-//! most of it is the code layout that the second solver instance forces, not
-//! the checks themselves. The witness points interpolate such a portal: its barycentric
+//! pairs undetermined). The check's own orientations are determinants of
+//! vectors projected orthogonally to the longest one: a portal through a
+//! needle's two ends and its middle has no short edge, and a normal from
+//! its edges put the origin 233 inside a portal it was 54 outside of.
+//! Cost on the M4F, box–box, median instructions: `intersect` 1 731 → 2 518
+//! (+45 %), `penetration` 3 281 → 4 302 (+31 %); most of it is the code
+//! layout that the second solver instance forces, not the checks
+//! themselves (stack 888 → 776 bytes). The witness points interpolate such a portal: its barycentric
 //! coordinates are uncertain by `ε·k` (the coordinates' rounding `ε·L` across
 //! a width `w`), so the witnesses are uncertain along the needle by up to
 //! `ε·k·L`: measured up to `2.4e-6·L` in f64 (aspects to 1e10: 1.3e4 on a
@@ -546,25 +550,53 @@ impl<R: Real, const ROBUST: bool> Ray<R, ROBUST> {
     /// passes through it (its three side tests agree; a zero is an edge);
     /// then the distance from the origin to the point where the ray crosses
     /// it, `0` when the origin lies between `v0` and the portal (inside the
-    /// tetrahedron, so inside the CSO). The side of the origin is read off
-    /// the signs of `n·v1` and `n·v0`, whatever the orientation of `n`.
+    /// tetrahedron, so inside the CSO).
+    ///
+    /// The sides of the portal's plane are orientations,
+    /// `o(p) = det(v1 − p, v2 − p, v3 − p)`, affine in `p`: the origin is
+    /// on the ray `(1 − s)·v0` the plane is met at `s = o(v0) / (o(v0) − o(0))`,
+    /// the origin is inside when `s ≥ 1` (a crossing behind `v0`, `s ≤ 0`,
+    /// is no portal of this ray: the line, not the ray, passed through it). Both come from
+    /// [`robust_det`]: a plane through a needle's two ends and its middle
+    /// is uncertain by `ε·L/w` in its tilt, which over the length `L` is
+    /// more than the distances it decides (fuzz finding: the normal from the
+    /// two shortest edges, both 1.6e11 long, put the origin 233 inside a
+    /// portal it was 54 outside of).
     #[inline(never)]
     fn crossing(&self, [q1, q2, q3]: &[CsoPoint<R>; 3]) -> Option<R> {
         let d = [self.det_across(&q1.w, &q2.w), self.det_across(&q2.w, &q3.w), self.det_across(&q3.w, &q1.w)];
         if !(d.iter().all(|x| *x <= R::ZERO) || d.iter().all(|x| *x >= R::ZERO)) {
             return None;
         }
-        let n = triangle_normal(&q1.w, &q2.w, &q3.w);
-        let (a, b) = (n.dot(&q1.w), n.dot(&self.v0));
-        // The ray meets the plane at (1 − s)·v0 with 1 − s = a / b.
-        let beyond = a / b;
-        if !beyond.finite() {
-            None
-        } else if beyond <= R::ZERO {
-            Some(R::ZERO)
+        let at_origin = robust_det(&q1.w, &q2.w, &q3.w);
+        let at_v0 = robust_det(&(q1.w - self.v0), &(q2.w - self.v0), &(q3.w - self.v0));
+        // 1 − s: the crossing's place on the ray, 1 at v0, 0 at the origin.
+        let t = at_origin / (at_origin - at_v0);
+        if at_origin == R::ZERO || t <= R::ZERO {
+            Some(R::ZERO) // at or beyond the origin: inside
+        } else if t < R::ONE {
+            Some(t * norm(&self.v0)) // between v0 and the origin: outside
         } else {
-            Some(beyond * norm(&self.v0))
+            None // behind v0 (or NaN): not a portal of this ray
         }
+    }
+}
+
+/// `det(a, b, c)` with the two shorter vectors projected orthogonally to the
+/// longest (which leaves the determinant unchanged): for nearly parallel
+/// vectors of length `L` a width `w` apart, the projections carry errors of
+/// `ε·L` against parts of size `w`, a relative `ε·L/w`, where the plain
+/// triple product rounds by `ε·L³` against a value of size `L·w²`.
+fn robust_det<R: Real>(a: &Vec3<R>, b: &Vec3<R>, c: &Vec3<R>) -> R {
+    let (la, lb, lc) = (a.dot(a), b.dot(b), c.dot(c));
+    let across = |x: &Vec3<R>, axis: &Vec3<R>, l: R| x - axis * (axis.dot(x) / l);
+    // det(a, b, c) = a·(b × c) = b·(c × a) = c·(a × b).
+    if la >= lb && la >= lc {
+        a.dot(&across(b, a, la).cross(&across(c, a, la)))
+    } else if lb >= lc {
+        b.dot(&across(c, b, lb).cross(&across(a, b, lb)))
+    } else {
+        c.dot(&across(a, c, lc).cross(&across(b, c, lc)))
     }
 }
 
