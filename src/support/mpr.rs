@@ -552,16 +552,16 @@ impl<R: Real, const ROBUST: bool> Ray<R, ROBUST> {
     /// it, `0` when the origin lies between `v0` and the portal (inside the
     /// tetrahedron, so inside the CSO).
     ///
-    /// The sides of the portal's plane are orientations,
-    /// `o(p) = det(v1 − p, v2 − p, v3 − p)`, affine in `p`: the origin is
-    /// on the ray `(1 − s)·v0` the plane is met at `s = o(v0) / (o(v0) − o(0))`,
-    /// the origin is inside when `s ≥ 1` (a crossing behind `v0`, `s ≤ 0`,
-    /// is no portal of this ray: the line, not the ray, passed through it). Both come from
-    /// [`robust_det`]: a plane through a needle's two ends and its middle
-    /// is uncertain by `ε·L/w` in its tilt, which over the length `L` is
-    /// more than the distances it decides (fuzz finding: the normal from the
-    /// two shortest edges, both 1.6e11 long, put the origin 233 inside a
-    /// portal it was 54 outside of).
+    /// The sides of the portal's plane are orientations
+    /// `o(p) = det(v1 − p, v2 − p, v3 − p)`, affine in `p`, both computed by
+    /// [`robust_det`]. The ray `(1 − s)·v0` meets the plane at
+    /// `s = o(v0) / (o(v0) − o(0))`: the origin is inside when `s ≥ 1`; a
+    /// crossing behind `v0` (`s ≤ 0`) is no portal of this ray (the line,
+    /// not the ray, passed through it). A portal normal would not do: the
+    /// plane through a needle's two ends and its middle is uncertain by
+    /// `ε·L/w` in its tilt, which over the length `L` is more than the
+    /// distances it decides (fuzz finding: a normal from two edges 1.6e11
+    /// long put the origin 233 inside a portal it was 54 outside of).
     #[inline(never)]
     fn crossing(&self, [q1, q2, q3]: &[CsoPoint<R>; 3]) -> Option<R> {
         let d = [self.det_across(&q1.w, &q2.w), self.det_across(&q2.w, &q3.w), self.det_across(&q3.w, &q1.w)];
