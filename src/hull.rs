@@ -359,6 +359,9 @@ pub fn quickhull<R: Real>(points: &[Pt3<R>]) -> Result<OwnedPolytope<R>, HullErr
     };
 
     let mut kept = dedupe(&pts, &lo, tol.resolution);
+    if kept.len() < 4 {
+        return Err(HullError::Degenerate);
+    }
     let mut dropped = false;
     // A vertex that is a corner only within rounding (reflex or flat by
     // less than its coordinates' rounding, which no tolerance of the

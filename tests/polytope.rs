@@ -779,6 +779,32 @@ mod hull {
         }
     }
 
+    /// Clouds whose hull has vertices that are corners only within the
+    /// rounding of their coordinates, which `Polytope::new` rejects (a stop
+    /// of hill climbing there is no certified maximum): dense points on a
+    /// cone's mantle cast to f32 (flat along the rulings; the first build
+    /// had 52 such vertices, then 8, 3, …) and a rotated box with 3000
+    /// points on its faces and edges (edge points a rounding off the edge
+    /// line). `quickhull` drops them and builds again from the other
+    /// vertices; the result passes `check_hull` (every input point inside
+    /// within the tolerance, climbing = scanning from every vertex).
+    #[test]
+    fn flat_vertices_are_dropped_and_the_hull_rebuilt() {
+        let mut rng = rng(287);
+        let cone: Vec<Point3<f64>> = (0..3000)
+            .map(|_| {
+                let a: f64 = rng.random_range(0.0..6.3);
+                let t: f64 = if rng.random_bool(0.3) { 1.0 } else { rng.random_range(0.0..1.0) };
+                Point3::new(t * a.cos(), t * a.sin(), 1.0 - t)
+            })
+            .collect();
+        check_hull::<f32>(&cast::<f32>(&cone), &mut rng, "dense cone, f32");
+        let b = box_cloud(&mut rng, 3000, Vector3::new(1.0, 0.3, 2.0));
+        let b = rotate(&mut rng, &b, Vector3::new(3.0, 1.0, -2.0));
+        check_hull::<f64>(&b, &mut rng, "rotated box with edge points, f64");
+        check_hull::<f32>(&cast::<f32>(&b), &mut rng, "rotated box with edge points, f32");
+    }
+
     /// Many clouds of many kinds (slow: run with
     /// `cargo test --release --features std --test polytope -- --ignored`):
     /// never a numerical failure, and every hull passes `check_hull`.
