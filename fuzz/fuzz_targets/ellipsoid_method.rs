@@ -253,14 +253,6 @@ fn f64v<R: Real, const D: usize>(v: &SVector<R, D>) -> SVector<f64, D> {
     v.map(|x| x.to_f64())
 }
 
-/// `NARROWPHASE_FUZZ_SKIP_KNOWN` (set by `cargo xtask fuzz` unless
-/// `--strict`): step over the findings recorded in `regressions/README.md`
-/// and still open in the kernel.
-fn skip_known() -> bool {
-    static SKIP: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *SKIP.get_or_init(|| std::env::var_os("NARROWPHASE_FUZZ_SKIP_KNOWN").is_some())
-}
-
 /// A built body and what the oracles know about it.
 enum Built<'a, R: Real> {
     /// Has a support map (GJK cross-check possible).
@@ -327,11 +319,6 @@ fn build<'a, R: Real>(body: &Body, store: &'a mut PolyStore<R>) -> Option<(Built
         }
         Prim::Halfspace(n, off) => {
             let h = Halfspace::new(v3::<R>(n), l(off)).ok()?;
-            if skip_known() && !((f64v(&h.normal()).norm() - 1.0).abs() <= 8.0 * R::EPSILON.to_f64()) {
-                // Open: a subnormal normal is not normalised to unit length
-                // (regressions/README.md).
-                return None;
-            }
             meta.half = Some((f64v(&h.normal()), h.offset().to_f64()));
             wrap_sdf(h, w, &mut meta)
         }

@@ -78,19 +78,11 @@ fn check<R: Real>(what: &str, o: &AlgebraicOutcome<R>) {
     }
 }
 
-/// The open finding `f32-no-critical-point-colliding` (see
-/// `fuzz/regressions/README.md`): with no positive critical point found,
-/// `classify` answers a non-touching `Colliding` with `λ = 0, value = +∞`,
-/// also where rounding lost the critical point of a separated pair.
-fn known_no_critical_point<R: Real>(o: &AlgebraicOutcome<R>) -> bool {
-    skip_known() && matches!(o, AlgebraicOutcome::Colliding(c) if c.lambda == R::ZERO && !c.value.finite())
-}
-
 /// `Separated` against a non-touching `Colliding` is a contradiction.
 fn contradicts<R: Real>(x: &AlgebraicOutcome<R>, y: &AlgebraicOutcome<R>) -> bool {
     let hard = |o: &AlgebraicOutcome<R>| match o {
         AlgebraicOutcome::Separated(_) => Some(false),
-        AlgebraicOutcome::Colliding(c) if !c.touching && !known_no_critical_point(o) => Some(true),
+        AlgebraicOutcome::Colliding(c) if !c.touching => Some(true),
         _ => None,
     };
     matches!((hard(x), hard(y)), (Some(p), Some(q)) if p != q)
@@ -118,24 +110,6 @@ fn three<R: Real>(i: &In3) {
         && i.ta.iter().chain(&i.tb).all(|x| x.small())
         && rot_small(&i.ra)
         && rot_small(&i.rb);
-    // The open findings `f32-thin-a-*` and `f32-2d-*`: in f32 the
-    // coefficients lose their accuracy when a body has a thin axis, or the
-    // sizes of the two bodies are far apart (skipped above 16:1 within a
-    // body and 32:1 across both).
-    let ratio = |s: &[Size; 3]| {
-        let v = s.map(|x| x.get());
-        v.iter().fold(0.0f64, |m, x| m.max(*x)) / v.iter().fold(f64::INFINITY, |m, x| m.min(*x))
-    };
-    let spread = {
-        let all: Vec<f64> = i.a.iter().chain(&i.b).map(|x| x.get()).collect();
-        all.iter().fold(0.0f64, |m, x| m.max(*x)) / all.iter().fold(f64::INFINITY, |m, x| m.min(*x))
-    };
-    if skip_known()
-        && (spread > 256.0
-            || R::EPSILON.to_f64() > 1e-10 && (ratio(&i.a) > 16.0 || ratio(&i.b) > 16.0 || spread > 32.0))
-    {
-        return;
-    }
     if !well {
         return;
     }
@@ -149,7 +123,7 @@ fn three<R: Real>(i: &In3) {
     let Some(scale) = scale_of(&a, &b) else { return };
     let budget = Budget::<R>::default();
     let slack = slack(budget.tolerance, scale);
-    let hard_colliding = matches!(out, AlgebraicOutcome::Colliding(c) if !c.touching) && !known_no_critical_point(&out);
+    let hard_colliding = matches!(out, AlgebraicOutcome::Colliding(c) if !c.touching);
     let separated = matches!(out, AlgebraicOutcome::Separated(_));
 
     // The exact checker, A as the superquadric ε = (1, 1).
@@ -203,19 +177,6 @@ fn two<R: Real>(i: &In2) {
     let swapped = ellipses(&eb, &pb, &ea, &pa);
     check("ellipses(b, a)", &swapped);
     let well = i.a.iter().chain(&i.b).all(size_ok) && i.ta.iter().chain(&i.tb).chain([&i.ra, &i.rb]).all(|x| x.small());
-    // The open finding `f32-2d-circle-needle-false-separated` (the f32
-    // coefficients with a thin ellipse, as in 3D).
-    let ratio = |s: &[Size; 2]| s[0].get().max(s[1].get()) / s[0].get().min(s[1].get());
-    let spread = {
-        let all: Vec<f64> = i.a.iter().chain(&i.b).map(|x| x.get()).collect();
-        all.iter().fold(0.0f64, |m, x| m.max(*x)) / all.iter().fold(f64::INFINITY, |m, x| m.min(*x))
-    };
-    if skip_known()
-        && (spread > 256.0
-            || R::EPSILON.to_f64() > 1e-10 && (ratio(&i.a) > 16.0 || ratio(&i.b) > 16.0 || spread > 32.0))
-    {
-        return;
-    }
     if !well {
         return;
     }
@@ -230,7 +191,7 @@ fn two<R: Real>(i: &In2) {
         let c_b = pb.translation.vector.map(|x| x.to_f64());
         let gap = h.normal.map(|x| x.to_f64()).dot(&(c_b - h.boundary_point.map(|x| x.to_f64())));
         let hard_colliding =
-            matches!(out, AlgebraicOutcome::Colliding(c) if !c.touching) && !known_no_critical_point(&out);
+            matches!(out, AlgebraicOutcome::Colliding(c) if !c.touching);
         assert!(!(gap > slack && hard_colliding), "2D: tangent line {gap} from B's centre, colliding: {out:?} {mk:?}");
         if let MinkowskiOutcome::Colliding(h) = &mk {
             if h.converged {
