@@ -104,21 +104,9 @@ fn check_certificate<R: Real, A: SupportMap<R>, B: SupportMap<R>>(a: &A, b: &B, 
     gap - lower.to_f64()
 }
 
-/// Checks one outcome against the truth. Returns the classification.
+/// Checks one outcome against the truth (`witness`: the slack of the
+/// witness points). Returns the classification.
 fn judge<R: Real, A: SupportMap<R>, B: SupportMap<R>>(
-    a: &A,
-    b: &B,
-    out: &MprOutcome<R>,
-    truth: Truth,
-    band: f64,
-    slack: f64,
-    ctx: &dyn Fn() -> String,
-) -> Option<bool> {
-    judge_witness(a, b, out, truth, (band, slack, 10.0 * slack), ctx)
-}
-
-/// [`judge`] with its own slack for the witness points (`witness`).
-fn judge_witness<R: Real, A: SupportMap<R>, B: SupportMap<R>>(
     a: &A,
     b: &B,
     out: &MprOutcome<R>,
@@ -174,6 +162,18 @@ fn run_pair<R: Real, A: SupportMap<R>, B: SupportMap<R>>(
     ctx: &dyn Fn() -> String,
 ) {
     let (band, slack) = (band::<R>(), slack::<R>());
+    run_pair_within(a, b, truth, (band, slack, 10.0 * slack), tally, ctx);
+}
+
+/// [`run_pair`] with its own band, slack and witness slack.
+fn run_pair_within<R: Real, A: SupportMap<R>, B: SupportMap<R>>(
+    a: &A,
+    b: &B,
+    truth: Truth,
+    (band, slack, witness): (f64, f64, f64),
+    tally: &mut Tally,
+    ctx: &dyn Fn() -> String,
+) {
     let mut answers = [None; 2];
     let mut penetration_capped_inside = false;
     for (k, (name, q)) in queries::<R, A, B>().into_iter().enumerate() {
@@ -181,7 +181,7 @@ fn run_pair<R: Real, A: SupportMap<R>, B: SupportMap<R>>(
         if let MprOutcome::Undetermined { reason: Undetermined::IterationCap, bounds } = out {
             penetration_capped_inside = k == 1 && bounds.upper <= R::ZERO;
         }
-        answers[k] = judge(a, b, &out, truth, band, slack, &|| format!("{name} {}", ctx()));
+        answers[k] = judge(a, b, &out, truth, (band, slack, witness), &|| format!("{name} {}", ctx()));
     }
     if truth.sd.abs() < band {
         tally.in_band += 1;
@@ -1066,42 +1066,13 @@ fn needles<R: Real>(seed: u64, pairs: usize, (lo, hi): (f64, f64)) -> Tally {
         // whose barycentric coordinates are uncertain by ε·L/w: measured up
         // to 2.4e-6·L in f64 and 8.6e-5·L in f32 (see the `mpr` docs).
         let witness = 10.0 * slack + 1e-3 * len;
-        let ctx = |kind: &str| format!("{kind} #{i} length {len:e} along {along:e} {truth:?}");
-        let mut tally_one = |out: [MprOutcome<R>; 2], a: &dyn Fn(&Vector3<R>) -> Point3<R>| {
-            struct Map<'f, R: Real>(&'f dyn Fn(&Vector3<R>) -> Point3<R>, Point3<R>);
-            impl<R: Real> SupportMap<R> for Map<'_, R> {
-                fn support(&self, d: &Vector3<R>) -> Point3<R> {
-                    (self.0)(d)
-                }
-                fn center(&self) -> Point3<R> {
-                    self.1
-                }
-            }
-            let am = Map(a, Point3::from(v3::<R>(pa.translation.vector)));
-            let answers: Vec<_> = out
-                .iter()
-                .map(|o| {
-                    judge_witness(&am, &b, o, truth, (band, slack, witness), &|| format!("{} {o:?}", ctx("needle")))
-                })
-                .collect();
-            if g.abs() < band {
-                t.in_band += 1;
-            } else if answers.contains(&None) {
-                t.undetermined += 1;
-            } else if g > 0.0 {
-                t.separated += 1;
-            } else {
-                t.penetrating += 1;
-            }
-        };
+        let ctx = || format!("needle #{i} length {len:e} along {along:e} {truth:?}");
         if i % 2 == 0 {
             let a: Placed<_, R> = placed(Capsule::new(R::lit(len), R::ONE).unwrap(), &pa);
-            let out = [mpr::intersect(&a, &b, &Budget::default()), mpr::penetration(&a, &b, &Budget::default())];
-            tally_one(out, &|d| a.support(d));
+            run_pair_within(&a, &b, truth, (band, slack, witness), &mut t, &ctx);
         } else {
             let a: Placed<_, R> = placed(Cylinder::new(R::lit(len), R::ONE).unwrap(), &pa);
-            let out = [mpr::intersect(&a, &b, &Budget::default()), mpr::penetration(&a, &b, &Budget::default())];
-            tally_one(out, &|d| a.support(d));
+            run_pair_within(&a, &b, truth, (band, slack, witness), &mut t, &ctx);
         }
     }
     t
