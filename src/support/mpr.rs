@@ -530,6 +530,10 @@ impl<R: Real, const ROBUST: bool> Ray<R, ROBUST> {
     }
 
     /// `det(v0, a, b)` on the parts of `a`, `b` orthogonal to the ray.
+    /// Not [`robust_det`] with its longest-vector axis: projecting on the
+    /// ray itself keeps the exact zeros of symmetric configurations (a ray
+    /// through a portal edge), which the coaxial box tests rely on — with
+    /// another axis they came out ±ulps and the three sides disagreed.
     #[inline(never)]
     fn det_across(&self, a: &Vec3<R>, b: &Vec3<R>) -> R {
         let across = |x: &Vec3<R>| x - self.v0 * self.v0_inv.dot(x);
