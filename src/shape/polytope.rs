@@ -75,7 +75,8 @@ pub enum PolytopeError {
     /// coordinates' rounding (for some edge, the incident faces away from it
     /// do not put the vertex above its neighbour by more than `16ε` of the
     /// edge's length). Hill climbing could stop at such a vertex without
-    /// reaching the maximum; [`crate::hull`] drops them.
+    /// reaching the maximum; the hull builder (`hull`, `std` feature) drops
+    /// them.
     NotACorner,
     /// Some directed edge is used by no face or by two: the surface is not
     /// closed and consistently oriented, or the Euler characteristic is not 2.
