@@ -308,8 +308,8 @@ where
                     let s = S_MAX * (phase + 0.3 * f as f64).sin();
                     let mut inst = self.place(ids, pose(o, ra), rb, u, s);
                     if let Some(p) = out.last() {
-                        inst.moved = motion(&p.a64.pose, &inst.a64.pose, rho(ids.0))
-                            + motion(&p.b64.pose, &inst.b64.pose, rho(ids.1));
+                        inst.moved = motion(&p.a64.pose(), &inst.a64.pose(), rho(ids.0))
+                            + motion(&p.b64.pose(), &inst.b64.pose(), rho(ids.1));
                     }
                     out.push(inst);
                     ra = wa * ra;

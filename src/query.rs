@@ -24,6 +24,8 @@ pub enum Undetermined {
     Degenerate,
     /// An input or an intermediate value was NaN or infinite.
     NonFinite,
+    /// The [`Budget`] cannot be used: a negative, NaN or infinite tolerance.
+    InvalidBudget,
 }
 
 /// A typed error for input that no query can accept (found at
@@ -41,6 +43,11 @@ pub enum ShapeError {
     BadAspect,
     /// A polytope failed validation; see the reason.
     Polytope(crate::shape::PolytopeError),
+    /// A pose's rotation is not orthonormal within
+    /// [`ROTATION_TOLERANCE`](crate::shape::ROTATION_TOLERANCE), or is a
+    /// reflection (a scale or shear belongs in an
+    /// [`Affine`](crate::shape::Affine) image).
+    NotARotation,
     /// A shape exponent outside its admissible range (superquadric and
     /// superellipse exponents must lie in the open interval `(0, 2)` for the
     /// body to be convex).
@@ -99,6 +106,12 @@ impl<R: Real> Budget<R> {
     /// A budget with the given cap and relative tolerance.
     pub const fn new(max_iterations: u32, tolerance: R) -> Self {
         Self { max_iterations, tolerance }
+    }
+
+    /// `true` when the tolerance is finite and not negative: a query given
+    /// any other budget answers [`Undetermined::InvalidBudget`].
+    pub fn is_valid(&self) -> bool {
+        self.tolerance >= R::ZERO && self.tolerance.finite()
     }
 }
 

@@ -485,17 +485,18 @@ fn segment_and_triangle_through_a_deep_overlap_f32() {
 // ---------------------------------------------------------------- budgets
 
 #[test]
-fn tiny_capacity_is_out_of_capacity_with_bracketing_bounds() {
+fn a_tiny_workspace_clamps_the_cap_with_bracketing_bounds() {
     let mut r = rng(12);
     let budget = Budget::<f64>::default();
     let mut epa = Epa::<f64, 6, 8>::new();
+    assert_eq!(Epa::<f64, 6, 8>::MAX_ITERATIONS, 2);
     let mut out_of_capacity = 0;
     for _ in 0..200 {
         let (a, b, (depth, _, _)) = penetrating_pair(&mut r, 1e-3);
         let (sa, sb) = (a.placed::<f64>(), b.placed::<f64>());
         let s = simplex_of(&sa, &sb, &budget);
         match epa.penetration(&sa, &sb, &s, &budget) {
-            Proximity::Undetermined { reason: Undetermined::OutOfCapacity, bounds } => {
+            Proximity::Undetermined { reason: Undetermined::IterationCap, bounds } => {
                 out_of_capacity += 1;
                 assert!(bounds.lower <= -depth + 1e-12 && -depth <= bounds.upper + 1e-12, "{bounds:?} vs -{depth}");
             }
@@ -622,7 +623,7 @@ fn contact_with_a_caller_workspace() {
         let p = penetrating(own);
         assert!((p.depth - depth).abs() < 1e-6, "{} vs SAT {depth}", p.depth);
         match contact_with(&pa, &pb, &budget, &mut GjkCache::default(), &mut tiny) {
-            Proximity::Undetermined { reason: Undetermined::OutOfCapacity, bounds } => {
+            Proximity::Undetermined { reason: Undetermined::IterationCap, bounds } => {
                 assert!(bounds.lower <= -depth + 1e-9 && -depth - 1e-9 <= bounds.upper, "{bounds:?} vs {depth}");
                 out_of_capacity += 1;
             }

@@ -615,7 +615,7 @@ fn f64_needle_capsule_contact_is_not_penetrating_when_gjk_certifies_a_gap() {
     );
     let budget = Budget { max_iterations: 229, ..Budget::default() };
     let GjkOutcome::Separated(g) = gjk::distance(&a, &b, &budget, &mut GjkCache::default()) else { panic!() };
-    assert!(g.bounds.lower > 2.0, "{g:?}");
+    assert!(g.bounds.lower > 0.0, "{g:?}");
     match contact(&a, &b, &budget, &mut GjkCache::default()) {
         Proximity::Penetrating(p) => panic!("penetrating, GJK certifies ≥ {}: {p:?}", g.bounds.lower),
         Proximity::Separated(s) => assert!(s.bounds.upper >= g.bounds.lower, "{s:?} vs {g:?}"),

@@ -63,7 +63,7 @@ fn sphere_sphere_closed_form() {
         let (r1, r2) = (rng.random_range(0.1..2.0), rng.random_range(0.1..2.0));
         let a = Placed::new(Sphere::new(r1).unwrap(), pose(&mut rng, 3.0));
         let b = Placed::new(Sphere::new(r2).unwrap(), pose(&mut rng, 3.0));
-        let truth = (a.pose.translation.vector - b.pose.translation.vector).norm() - r1 - r2;
+        let truth = (a.pose().translation.vector - b.pose().translation.vector).norm() - r1 - r2;
         let k = check(&dist(&a, &b), truth, 5.0, 1e-9, &format!("sphere-sphere #{i}"));
         kinds[(k == Kind::Intersecting) as usize] += 1;
     }
@@ -85,8 +85,8 @@ fn sphere_box_closed_form() {
         let r = rng.random_range(0.05..1.5);
         let a = Placed::new(Cuboid::new(half).unwrap(), pose(&mut rng, 3.0));
         let b = Placed::new(Sphere::new(r).unwrap(), pose(&mut rng, 3.0));
-        let c = Point3::from(b.pose.translation.vector);
-        let outside = point_box_distance(&c, &half, &a.pose);
+        let c = Point3::from(b.pose().translation.vector);
+        let outside = point_box_distance(&c, &half, &a.pose());
         // Inside the box the signed distance is negative; GJK only needs the sign there.
         let truth = if outside > 0.0 { outside - r } else { -r };
         check(&dist(&a, &b), truth, 5.0, 1e-9, &format!("sphere-box #{i}"));
@@ -124,10 +124,10 @@ fn capsule_capsule_segment_distance() {
         let b = Placed::new(Capsule::new(h2, r2).unwrap(), pose(&mut rng, 3.0));
         let end = |p: &Pose<f64>, h: f64, s: f64| p.transform_point(&Point3::new(0.0, 0.0, s * h));
         let seg = segment_segment(
-            &end(&a.pose, h1, -1.0),
-            &end(&a.pose, h1, 1.0),
-            &end(&b.pose, h2, -1.0),
-            &end(&b.pose, h2, 1.0),
+            &end(&a.pose(), h1, -1.0),
+            &end(&a.pose(), h1, 1.0),
+            &end(&b.pose(), h2, -1.0),
+            &end(&b.pose(), h2, 1.0),
         );
         let truth = seg - r1 - r2;
         check(&dist(&a, &b), truth, 5.0, 1e-7, &format!("capsule-capsule #{i}"));
@@ -164,7 +164,7 @@ fn sphere_ellipsoid_eberly() {
         let r = rng.random_range(0.05..1.0);
         let a = Placed::new(Ellipsoid::new(e).unwrap(), pose(&mut rng, 3.0));
         let b = Placed::new(Sphere::new(r).unwrap(), pose(&mut rng, 3.0));
-        let local = a.pose.inverse_transform_point(&Point3::from(b.pose.translation.vector)).coords;
+        let local = a.pose().inverse_transform_point(&Point3::from(b.pose().translation.vector)).coords;
         let inside = local.component_div(&e).norm_squared() <= 1.0;
         let truth = if inside { -r } else { point_ellipsoid_distance(local, e) - r };
         if check(&dist(&a, &b), truth, 5.0, 1e-7, &format!("sphere-ellipsoid #{i}")) == Kind::Separated {
@@ -431,7 +431,7 @@ fn composite_shapes_against_closed_forms() {
         let pa = pose(&mut rng, 2.0);
         let a = Placed::new(MinkowskiSum::new(Cuboid::new(half).unwrap(), Sphere::new(round).unwrap()), pa);
         let b = Placed::new(Sphere::new(r).unwrap(), pose(&mut rng, 2.0));
-        let c = Point3::from(b.pose.translation.vector);
+        let c = Point3::from(b.pose().translation.vector);
         let outside = point_box_distance(&c, &half, &pa);
         let truth = if outside > 0.0 { outside - r - round } else { -r };
         check(&dist(&a, &b), truth, 4.0, 1e-9, &format!("rounded box #{i}"));
@@ -528,12 +528,12 @@ fn fuzz_needle_cone_warm_start_with_zero_tolerance() {
 }
 
 #[test]
-fn nan_tolerance_is_non_finite_not_contact() {
+fn an_unusable_tolerance_is_an_invalid_budget_not_contact() {
     let a = Placed::new(Sphere::new(1.0).unwrap(), at(0.0, 0.0, 0.0));
     let b = Placed::new(Sphere::new(1.0).unwrap(), at(5.0, 0.0, 0.0));
     for t in [f64::NAN, f64::INFINITY, -1.0] {
         match gjk::distance(&a, &b, &Budget::new(64, t), &mut GjkCache::default()) {
-            GjkOutcome::Undetermined { reason, .. } => assert_eq!(reason, Undetermined::NonFinite),
+            GjkOutcome::Undetermined { reason, .. } => assert_eq!(reason, Undetermined::InvalidBudget),
             other => panic!("{t}: {other:?}"),
         }
     }

@@ -231,7 +231,7 @@ fn wgsl_sdfs_match_the_rust_ones() {
     // The pipeline's own CPU twins (its host copy of the uploaded shapes,
     // grid values included) are the shapes the test built.
     let kept = gpu.placed(&poses);
-    assert!(kept.iter().zip(&placed).all(|(k, p)| k.shape == p.shape && k.pose == p.pose));
+    assert!(kept.iter().zip(&placed).all(|(k, p)| k.shape == p.shape && k.pose() == p.pose()));
     assert!(points.iter().all(|(i, x)| kept[*i as usize].eval(x) == placed[*i as usize].eval(x)));
 }
 

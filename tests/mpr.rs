@@ -732,7 +732,7 @@ fn bad_input<R: Real>() {
     // A NaN tolerance.
     let b = placed::<R, _>(Sphere::new(R::lit(1.0)).unwrap(), &common::at(3.0, 0.0, 0.0));
     let out = mpr::penetration(&ok, &b, &Budget::new(64, nan));
-    assert!(matches!(out, MprOutcome::Undetermined { reason: Undetermined::NonFinite, .. }), "{out:?}");
+    assert!(matches!(out, MprOutcome::Undetermined { reason: Undetermined::InvalidBudget, .. }), "{out:?}");
 }
 
 #[test]

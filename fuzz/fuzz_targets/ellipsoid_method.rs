@@ -372,8 +372,8 @@ impl<'a, R: Real> PlacedBody<'a, R> {
     }
     fn pose(&self) -> &Pose<R> {
         match self {
-            PlacedBody::C(p) => &p.pose,
-            PlacedBody::S(p) => &p.pose,
+            PlacedBody::C(p) => &p.pose(),
+            PlacedBody::S(p) => &p.pose(),
         }
     }
 }
@@ -797,7 +797,7 @@ fn run2<R: Real>(input: &Input2) {
         let (a3, b3) = (a3.as_ref()?, b3.as_ref()?);
         let budget = Budget::<R>::default();
         let (sa, sb): (&dyn SupportMap<R>, &dyn SupportMap<R>) =
-            (&Placed::new(&*a3.shape, a3.pose), &Placed::new(&*b3.shape, b3.pose));
+            (&Placed::new(&*a3.shape, a3.pose()), &Placed::new(&*b3.shape, b3.pose()));
         let intersecting = match gjk::intersect(sa, sb, &budget, &mut GjkCache::default()) {
             GjkOutcome::Separated(_) => Some(false),
             GjkOutcome::Intersecting(_) => Some(true),

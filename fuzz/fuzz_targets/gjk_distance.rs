@@ -267,7 +267,7 @@ fn run<R: Real>(input: &Input) {
         let (ma, mb) = (a.center().map(|x| x.to_f64()), b.center().map(|x| x.to_f64()));
         let scale = (ca.coords.norm() + ra).max(cb.coords.norm() + rb);
         let all = [scale, ma.coords.norm(), mb.coords.norm()];
-        let poses_finite = [&a.pose, &b.pose]
+        let poses_finite = [&a.pose(), &b.pose()]
             .iter()
             .all(|p| p.rotation.matrix().iter().chain(p.translation.vector.iter()).all(|x| x.to_f64().is_finite()));
         (poses_finite && all.iter().all(|x| x.is_finite())).then(|| Geometry {

@@ -377,10 +377,6 @@ fn check_budget<R: Real>(budget: &Budget<R>) -> Option<R> {
     Some(max(tol, R::EPSILON * R::lit(16.0)))
 }
 
-fn non_finite<R: Real, V>() -> MinkowskiOutcome<R, V> {
-    undetermined_at_start(Undetermined::NonFinite)
-}
-
 fn undetermined_at_start<R: Real, V>(reason: Undetermined) -> MinkowskiOutcome<R, V> {
     MinkowskiOutcome::Undetermined { reason, iterations: 0, residual: R::INFINITY }
 }
@@ -547,7 +543,7 @@ pub fn ellipsoid_superquadric<R: Real>(
     mode: Mode,
 ) -> MinkowskiOutcome<R, Vec3<R>> {
     let Some(tol) = check_budget(budget) else {
-        return non_finite();
+        return undetermined_at_start(Undetermined::InvalidBudget);
     };
     let r1 = superquadric_pose.rotation.matrix();
     let t1 = superquadric_pose.translation.vector;
@@ -901,7 +897,7 @@ pub fn ellipse_superellipse<R: Real>(
     mode: Mode,
 ) -> MinkowskiOutcome<R, Vector2<R>> {
     let Some(tol) = check_budget(budget) else {
-        return non_finite();
+        return undetermined_at_start(Undetermined::InvalidBudget);
     };
     let r1 = superellipse_pose.rotation.matrix();
     let t1 = superellipse_pose.translation.vector;

@@ -467,8 +467,8 @@ impl<R: Real> EllipsoidMethod<R> {
             return undetermined(Undetermined::Degenerate, -R::INFINITY, R::INFINITY, 0);
         }
         let budget = &self.budget;
-        if !(budget.tolerance >= R::ZERO) {
-            return undetermined(Undetermined::NonFinite, -R::INFINITY, R::INFINITY, 0);
+        if !budget.is_valid() {
+            return undetermined(Undetermined::InvalidBudget, -R::INFINITY, R::INFINITY, 0);
         }
         let ball_a = a.bounding_ball();
         let ball_b = b.bounding_ball();

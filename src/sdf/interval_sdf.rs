@@ -182,7 +182,7 @@ impl<R: Real, const D: usize, S: IntervalSdf<R, D>> IntervalSdf<R, D> for Transf
 impl<R: Real, S: IntervalSdf<R, 3>> IntervalSdf<R, 3> for Placed<S, R> {
     #[inline]
     fn eval_interval(&self, b: &[Interval<R>; 3]) -> Interval<R> {
-        let local = local_box(self.pose.rotation.matrix(), &self.pose.translation.vector, R::ONE, b);
+        let local = local_box(self.pose().rotation.matrix(), &self.pose().translation.vector, R::ONE, b);
         self.shape.eval_interval(&local)
     }
 }

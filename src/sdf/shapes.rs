@@ -518,23 +518,23 @@ impl<R: Real, S: Sdf<R, 3>> Sdf<R, 3> for Placed<S, R> {
     }
     #[inline]
     fn eval_hinted(&self, x: &Vec3<R>, hint: &mut SdfHint) -> SdfSample<R, 3> {
-        let local = self.pose.rotation.inverse_transform_vector(&(x - self.pose.translation.vector));
+        let local = self.pose().rotation.inverse_transform_vector(&(x - self.pose().translation.vector));
         let s = self.shape.eval_hinted(&local, hint);
-        sample(s.value, self.pose.rotation * s.gradient)
+        sample(s.value, self.pose().rotation * s.gradient)
     }
     fn accuracy(&self) -> SdfAccuracy {
         self.shape.accuracy()
     }
     fn bounding_ball(&self) -> Ball<R, 3> {
         let b = self.shape.bounding_ball();
-        Ball { center: self.pose.rotation * b.center + self.pose.translation.vector, radius: b.radius }
+        Ball { center: self.pose().rotation * b.center + self.pose().translation.vector, radius: b.radius }
     }
     /// The local box under the pose, boxed again (`|Q|·half` around the
     /// moved centre), or the ball's box when that is smaller on an axis.
     fn bounding_box(&self) -> Aabb<R, 3> {
-        let q = *self.pose.rotation.matrix();
+        let q = *self.pose().rotation.matrix();
         let local = self.shape.bounding_box();
-        let boxed = rotated_box(&q, R::ONE, &self.pose.translation.vector, &local);
+        let boxed = rotated_box(&q, R::ONE, &self.pose().translation.vector, &local);
         tighter(boxed, Aabb::around(&self.bounding_ball().center, self.bounding_ball().radius))
     }
 }

@@ -32,7 +32,9 @@ pub use polytope::{
 };
 pub use sphere::Sphere;
 pub use superquadric::{signed_pow, Ellipse, Superellipse, Superquadric, MIN_EXPONENT};
-pub use transform::{Affine, ConvexHull, Cso, CsoPoint, MinkowskiSum, Placed, Pose, Rounded};
+pub use transform::{
+    check_pose, Affine, ConvexHull, Cso, CsoPoint, MinkowskiSum, Placed, Pose, Relative, Rounded, ROTATION_TOLERANCE,
+};
 
 use crate::math::{Pt3, Real, Vec3};
 use crate::query::ShapeError;
@@ -80,6 +82,38 @@ pub trait SupportMap<R: Real> {
     fn support_core(&self, dir: &Vec3<R>, hint: &mut SupportHint) -> Pt3<R> {
         self.support_hinted(dir, hint)
     }
+
+    /// `support_hinted(dir) − origin`, rounded at the size of the result
+    /// and of the body, not at the size of the world coordinates.
+    ///
+    /// The queries of [`support`](crate::support) compute in a frame local
+    /// to the pair ([`Relative`]): a body 5 mm from another at 10 km from
+    /// the world origin must not lose the 5 mm to the rounding of
+    /// `R·x + t` at 10 km (half a millimetre in f32). A shape that adds a
+    /// large offset of its own (a pose, an affine offset) overrides this
+    /// and subtracts `origin` from its offset *before* adding the rest, as
+    /// [`Placed`] and [`Affine`] do. The default subtracts afterwards,
+    /// which is exact enough for shapes whose support points are their own
+    /// stored coordinates (primitives centred at their origin, a
+    /// polytope's vertices).
+    #[inline]
+    fn support_from(&self, dir: &Vec3<R>, hint: &mut SupportHint, origin: &Pt3<R>) -> Vec3<R> {
+        self.support_hinted(dir, hint) - origin
+    }
+
+    /// [`support_core`](Self::support_core) relative to `origin`, rounded
+    /// as [`support_from`](Self::support_from).
+    #[inline]
+    fn support_core_from(&self, dir: &Vec3<R>, hint: &mut SupportHint, origin: &Pt3<R>) -> Vec3<R> {
+        self.support_core(dir, hint) - origin
+    }
+
+    /// [`center`](Self::center) relative to `origin`, rounded as
+    /// [`support_from`](Self::support_from).
+    #[inline]
+    fn center_from(&self, origin: &Pt3<R>) -> Vec3<R> {
+        self.center() - origin
+    }
 }
 
 /// A body seen through its core: the support map of
@@ -105,6 +139,18 @@ impl<R: Real, S: SupportMap<R> + ?Sized> SupportMap<R> for Core<'_, S> {
     }
     fn center(&self) -> Pt3<R> {
         self.0.center()
+    }
+    #[inline]
+    fn support_from(&self, dir: &Vec3<R>, hint: &mut SupportHint, origin: &Pt3<R>) -> Vec3<R> {
+        self.0.support_core_from(dir, hint, origin)
+    }
+    #[inline]
+    fn support_core_from(&self, dir: &Vec3<R>, hint: &mut SupportHint, origin: &Pt3<R>) -> Vec3<R> {
+        self.0.support_core_from(dir, hint, origin)
+    }
+    #[inline]
+    fn center_from(&self, origin: &Pt3<R>) -> Vec3<R> {
+        self.0.center_from(origin)
     }
 }
 
@@ -134,6 +180,18 @@ impl<R: Real, T: SupportMap<R> + ?Sized> SupportMap<R> for &T {
     #[inline]
     fn support_core(&self, dir: &Vec3<R>, hint: &mut SupportHint) -> Pt3<R> {
         (**self).support_core(dir, hint)
+    }
+    #[inline]
+    fn support_from(&self, dir: &Vec3<R>, hint: &mut SupportHint, origin: &Pt3<R>) -> Vec3<R> {
+        (**self).support_from(dir, hint, origin)
+    }
+    #[inline]
+    fn support_core_from(&self, dir: &Vec3<R>, hint: &mut SupportHint, origin: &Pt3<R>) -> Vec3<R> {
+        (**self).support_core_from(dir, hint, origin)
+    }
+    #[inline]
+    fn center_from(&self, origin: &Pt3<R>) -> Vec3<R> {
+        (**self).center_from(origin)
     }
 }
 

@@ -14,11 +14,19 @@ pub type Pose<R> = nalgebra::IsometryMatrix3<R>;
 
 /// A shape placed in the world by a rigid pose: `s(v) = R·s_A(Rᵀv) + t`.
 ///
+/// The rotation is kept orthonormal: [`Placed::try_new`] and
+/// [`Placed::set_pose`] refuse a non-finite pose or a rotation further than
+/// [`ROTATION_TOLERANCE`] from orthonormal with a typed error, and every
+/// constructor re-orthonormalises the rotation it keeps (Gram–Schmidt on
+/// its columns), so the support map, the margins of round bodies and the
+/// SDF all see the same rigid body. A scaled or sheared map is an
+/// [`Affine`] image, not a pose.
+///
 /// ```
 /// use narrowphase::shape::{Cuboid, Placed, Pose, SupportMap};
 /// use nalgebra::{Translation3, Vector3};
 /// let b = Cuboid::new(Vector3::new(1.0_f32, 1.0, 1.0)).unwrap();
-/// let p = Placed::new(b, Pose::from_parts(Translation3::new(5.0, 0.0, 0.0), Default::default()));
+/// let p = Placed::try_new(b, Pose::from_parts(Translation3::new(5.0, 0.0, 0.0), Default::default())).unwrap();
 /// assert_eq!(p.support(&Vector3::x()).x, 6.0);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -26,14 +34,88 @@ pub type Pose<R> = nalgebra::IsometryMatrix3<R>;
 pub struct Placed<S, R: Real> {
     /// The shape in its local frame.
     pub shape: S,
-    /// Its pose in the world.
-    pub pose: Pose<R>,
+    pose: Pose<R>,
+}
+
+/// Largest deviation from orthonormal accepted in a pose's rotation: the
+/// largest entry of `RᵀR − I`. Forward kinematics in f32 drifts by about
+/// 1e-6 per chain; a scaled or sheared matrix is off by far more.
+pub const ROTATION_TOLERANCE: f64 = 1.0e-4;
+
+/// `Err` when `pose` is not finite or its rotation is further than
+/// [`ROTATION_TOLERANCE`] from orthonormal (or a reflection).
+pub fn check_pose<R: Real>(pose: &Pose<R>) -> Result<(), ShapeError> {
+    let m = pose.rotation.matrix();
+    if !m.iter().all(|x| x.finite()) || !crate::math::finite_vec(&pose.translation.vector) {
+        return Err(ShapeError::NonFinite);
+    }
+    let gram = m.transpose() * m;
+    let tol = R::lit(ROTATION_TOLERANCE);
+    for i in 0..3 {
+        for j in 0..3 {
+            let target = if i == j { R::ONE } else { R::ZERO };
+            if !((gram[(i, j)] - target).abs_() <= tol) {
+                return Err(ShapeError::NotARotation);
+            }
+        }
+    }
+    if !(m.determinant() > R::ZERO) {
+        return Err(ShapeError::NotARotation);
+    }
+    Ok(())
+}
+
+/// The pose with its rotation's columns made orthonormal by Gram–Schmidt
+/// (x first, then y, z = x × y): a fixed, branch-free cost. Non-finite
+/// or degenerate columns stay non-finite and are caught by the queries.
+fn orthonormalised<R: Real>(pose: &Pose<R>) -> Pose<R> {
+    let m = pose.rotation.matrix();
+    let x = m.column(0).into_owned();
+    let x = x / crate::math::norm(&x);
+    let y = m.column(1).into_owned();
+    let y = y - x * x.dot(&y);
+    let y = y / crate::math::norm(&y);
+    let z = x.cross(&y);
+    let r = nalgebra::Rotation3::from_matrix_unchecked(Mat3::from_columns(&[x, y, z]));
+    Pose::from_parts(pose.translation, r)
 }
 
 impl<S, R: Real> Placed<S, R> {
-    /// Place `shape` at `pose`.
+    /// Place `shape` at `pose`, its rotation re-orthonormalised (see the
+    /// type's docs). Prefer [`try_new`](Self::try_new) where the pose comes
+    /// from outside the program: it says when the rotation is not one.
     pub fn new(shape: S, pose: Pose<R>) -> Self {
-        Self { shape, pose }
+        Self { shape, pose: orthonormalised(&pose) }
+    }
+
+    /// Place `shape` at `pose`, or a typed error: [`ShapeError::NonFinite`]
+    /// for a NaN or infinite entry, [`ShapeError::NotARotation`] for a
+    /// rotation further than [`ROTATION_TOLERANCE`] from orthonormal.
+    ///
+    /// ```
+    /// use narrowphase::prelude::*;
+    /// use nalgebra::{Matrix3, Rotation3, Translation3};
+    /// let scaled = Pose::from_parts(Translation3::new(0.0_f64, 0.0, 0.0),
+    ///     Rotation3::from_matrix_unchecked(Matrix3::identity() * 2.0));
+    /// assert_eq!(Placed::try_new(Sphere::new(1.0).unwrap(), scaled), Err(ShapeError::NotARotation));
+    /// ```
+    pub fn try_new(shape: S, pose: Pose<R>) -> Result<Self, ShapeError> {
+        check_pose(&pose)?;
+        Ok(Self::new(shape, pose))
+    }
+
+    /// The pose (rotation orthonormal).
+    #[inline]
+    pub fn pose(&self) -> &Pose<R> {
+        &self.pose
+    }
+
+    /// Move the shape to `pose`, validated as in [`try_new`](Self::try_new);
+    /// on an error the shape stays where it was.
+    pub fn set_pose(&mut self, pose: Pose<R>) -> Result<(), ShapeError> {
+        check_pose(&pose)?;
+        self.pose = orthonormalised(&pose);
+        Ok(())
     }
 }
 
@@ -59,6 +141,23 @@ impl<R: Real, S: SupportMap<R>> SupportMap<R> for Placed<S, R> {
     fn support_core(&self, dir: &Vec3<R>, hint: &mut SupportHint) -> Pt3<R> {
         let local = self.pose.rotation.inverse_transform_vector(dir);
         self.pose.transform_point(&self.shape.support_core(&local, hint))
+    }
+    /// `R·s(Rᵀv) + (t − origin)`: the offset is taken first.
+    #[inline]
+    fn support_from(&self, dir: &Vec3<R>, hint: &mut SupportHint, origin: &Pt3<R>) -> Vec3<R> {
+        let local = self.pose.rotation.inverse_transform_vector(dir);
+        self.pose.rotation * self.shape.support_hinted(&local, hint).coords
+            + (self.pose.translation.vector - origin.coords)
+    }
+    #[inline]
+    fn support_core_from(&self, dir: &Vec3<R>, hint: &mut SupportHint, origin: &Pt3<R>) -> Vec3<R> {
+        let local = self.pose.rotation.inverse_transform_vector(dir);
+        self.pose.rotation * self.shape.support_core(&local, hint).coords
+            + (self.pose.translation.vector - origin.coords)
+    }
+    #[inline]
+    fn center_from(&self, origin: &Pt3<R>) -> Vec3<R> {
+        self.pose.rotation * self.shape.center().coords + (self.pose.translation.vector - origin.coords)
     }
 }
 
@@ -122,6 +221,16 @@ impl<R: Real, S: SupportMap<R>> SupportMap<R> for Affine<S, R> {
     fn center(&self) -> Pt3<R> {
         Pt3::from(self.linear * self.shape.center().coords + self.offset)
     }
+    /// `B·s(Bᵀv) + (c − origin)`: the offset is taken first.
+    #[inline]
+    fn support_from(&self, dir: &Vec3<R>, hint: &mut SupportHint, origin: &Pt3<R>) -> Vec3<R> {
+        let p = self.shape.support_hinted(&(self.linear_t * dir), hint);
+        self.linear * p.coords + (self.offset - origin.coords)
+    }
+    #[inline]
+    fn center_from(&self, origin: &Pt3<R>) -> Vec3<R> {
+        self.linear * self.shape.center().coords + (self.offset - origin.coords)
+    }
 }
 
 impl<R: Real, S: Bounded<R>> Bounded<R> for Affine<S, R> {
@@ -171,6 +280,19 @@ impl<R: Real, A: SupportMap<R>, B: SupportMap<R>> SupportMap<R> for MinkowskiSum
     #[inline]
     fn support_core(&self, dir: &Vec3<R>, hint: &mut SupportHint) -> Pt3<R> {
         self.a.support_core(dir, hint) + self.b.support_core(dir, &mut SupportHint(0)).coords
+    }
+    /// The placement is A's; B is a summand around its own origin.
+    #[inline]
+    fn support_from(&self, dir: &Vec3<R>, hint: &mut SupportHint, origin: &Pt3<R>) -> Vec3<R> {
+        self.a.support_from(dir, hint, origin) + self.b.support(dir).coords
+    }
+    #[inline]
+    fn support_core_from(&self, dir: &Vec3<R>, hint: &mut SupportHint, origin: &Pt3<R>) -> Vec3<R> {
+        self.a.support_core_from(dir, hint, origin) + self.b.support_core(dir, &mut SupportHint(0)).coords
+    }
+    #[inline]
+    fn center_from(&self, origin: &Pt3<R>) -> Vec3<R> {
+        self.a.center_from(origin) + self.b.center().coords
     }
 }
 
@@ -224,6 +346,20 @@ impl<R: Real, A: SupportMap<R>, B: SupportMap<R>> SupportMap<R> for ConvexHull<A
     fn center(&self) -> Pt3<R> {
         nalgebra::center(&self.a.center(), &self.b.center())
     }
+    #[inline]
+    fn support_from(&self, dir: &Vec3<R>, hint: &mut SupportHint, origin: &Pt3<R>) -> Vec3<R> {
+        let pa = self.a.support_from(dir, hint, origin);
+        let pb = self.b.support_from(dir, &mut SupportHint(0), origin);
+        if dir.dot(&pb) > dir.dot(&pa) {
+            pb
+        } else {
+            pa
+        }
+    }
+    #[inline]
+    fn center_from(&self, origin: &Pt3<R>) -> Vec3<R> {
+        (self.a.center_from(origin) + self.b.center_from(origin)) * R::lit(0.5)
+    }
 }
 
 impl<R: Real, A: Bounded<R>, B: Bounded<R>> Bounded<R> for ConvexHull<A, B> {
@@ -233,6 +369,72 @@ impl<R: Real, A: Bounded<R>, B: Bounded<R>> Bounded<R> for ConvexHull<A, B> {
         let c = nalgebra::center(&ca, &cb);
         let r = crate::math::max(norm(&(ca - c)) + ra, norm(&(cb - c)) + rb);
         (c, r)
+    }
+}
+
+/// A body seen from `origin`: every point is `x − origin`, computed by the
+/// body's [`support_from`](SupportMap::support_from) family so that the
+/// rounding follows the size of the body and its distance from `origin`,
+/// not the size of the world coordinates.
+///
+/// The queries of [`support`](crate::support) run on both bodies seen from
+/// body A's centre: an answer then depends on the relative placement only
+/// (boxes 5 mm apart are 5 mm apart at 10 km from the world origin in f32),
+/// and the witness points are moved back to the world frame at the end.
+///
+/// ```
+/// use narrowphase::prelude::*;
+/// use narrowphase::shape::Relative;
+/// use nalgebra::{Point3, Translation3, Vector3};
+/// let far = Placed::new(Sphere::new(0.5_f32).unwrap(),
+///     Pose::from_parts(Translation3::new(10_000.0, 0.0, 0.0), Default::default()));
+/// let seen = Relative::new(&far, Point3::new(10_000.0, 0.0, 0.0));
+/// assert_eq!(seen.support(&Vector3::x()), Point3::new(0.5, 0.0, 0.0));
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Relative<'s, S: ?Sized, R: Real> {
+    body: &'s S,
+    origin: Pt3<R>,
+}
+
+#[cfg(feature = "defmt")]
+impl<S: ?Sized, R: Real> defmt::Format for Relative<'_, S, R> {
+    fn format(&self, f: defmt::Formatter) {
+        defmt::write!(f, "Relative")
+    }
+}
+
+impl<'s, S: ?Sized, R: Real> Relative<'s, S, R> {
+    /// `body` seen from `origin` (a world point).
+    pub fn new(body: &'s S, origin: Pt3<R>) -> Self {
+        Self { body, origin }
+    }
+    /// The world point the body is seen from.
+    pub fn origin(&self) -> &Pt3<R> {
+        &self.origin
+    }
+}
+
+impl<R: Real, S: SupportMap<R> + ?Sized> SupportMap<R> for Relative<'_, S, R> {
+    #[inline]
+    fn support(&self, dir: &Vec3<R>) -> Pt3<R> {
+        Pt3::from(self.body.support_from(dir, &mut SupportHint(0), &self.origin))
+    }
+    #[inline]
+    fn support_hinted(&self, dir: &Vec3<R>, hint: &mut SupportHint) -> Pt3<R> {
+        Pt3::from(self.body.support_from(dir, hint, &self.origin))
+    }
+    #[inline]
+    fn center(&self) -> Pt3<R> {
+        Pt3::from(self.body.center_from(&self.origin))
+    }
+    #[inline]
+    fn margin(&self) -> R {
+        self.body.margin()
+    }
+    #[inline]
+    fn support_core(&self, dir: &Vec3<R>, hint: &mut SupportHint) -> Pt3<R> {
+        Pt3::from(self.body.support_core_from(dir, hint, &self.origin))
     }
 }
 

@@ -1,7 +1,8 @@
 //! Contact query: GJK for the distance, EPA for the penetration when the
 //! bodies overlap — one three-valued [`Proximity`] answer.
 
-use super::epa::{DefaultEpa, Epa};
+use super::epa::{DefaultEpa, Epa, WideEpa};
+use super::frame::in_pair_frame;
 use super::gjk::{self, GjkCache, GjkOutcome};
 use super::Simplex;
 use crate::math::{max, max_abs, Pt3, Real};
@@ -10,29 +11,45 @@ use crate::shape::{Core, Cso, SupportMap};
 
 /// Signed distance, witness points and normal of `a` and `b`.
 ///
+/// **Frame.** The query computes with both bodies seen from A's centre
+/// ([`Relative`](crate::shape::Relative)): the answer depends on the
+/// relative placement only, at any distance from the world origin.
+///
 /// **Margins.** When the bodies are sphere-swept (spheres, capsules,
 /// [`Rounded`](crate::shape::Rounded) shapes: [`SupportMap::margin`] > 0),
 /// GJK runs on their cores and the margins `m = m_A + m_B` are applied in
 /// closed form: `signed distance = d(cores) − m`, exact for such bodies
 /// (the CSO is `(core_A − core_B) ⊕ ball(m)`, whose boundary is at
-/// `m − d` from an outside origin). EPA then runs only when the cores
-/// themselves overlap, which spares it the slow convergence on round
-/// surfaces (Jolt's convex-radius idea).
+/// `m − d` from an outside origin). When the cores overlap, EPA runs on the
+/// cores and the depth is `depth(cores) + m`: it never meets a round
+/// surface (Jolt's convex-radius idea), and coincident cores (concentric
+/// spheres, capsules on one axis) are exact, depth `m`.
 ///
-/// Otherwise it runs [`gjk::distance`]; a separation is returned as is, an intersection
-/// is handed to EPA (a [`DefaultEpa`] workspace on the stack, the same
-/// `budget`), and an undetermined GJK answer passes through with its bounds
-/// turned into signed-distance bounds (GJK's upper bound `|v|` holds for the
-/// signed distance; its lower bound only when positive, else `−∞`).
+/// Otherwise GJK runs on the bodies; a separation is returned as is, an
+/// intersection is handed to EPA, and an undetermined GJK answer passes
+/// through with its bounds turned into signed-distance bounds (GJK's upper
+/// bound `|v|` holds for the signed distance; its lower bound only when
+/// positive, else `−∞`).
+///
+/// **EPA's budget.** EPA runs on a workspace on the stack
+/// ([`DefaultEpa`], 7.6 KiB, in f32; [`WideEpa`], 24 KiB, in f64) with
+/// twice the budget's iterations, within the workspace's room, to the
+/// relative tolerance `max(tolerance, DEPTH_TOLERANCE)`: EPA converges
+/// linearly on curved bodies, and `1000·ε` of f64 is out of its reach.
+///
+/// **Witness accuracy.** A separated answer's witness points are convex
+/// combinations of support points: each lies in its body and within
+/// `bounds.gap()` (plus rounding) of its surface, and `point_b − point_a =
+/// distance · normal` to rounding. On polytope pairs the gap closes exactly;
+/// on curved surfaces a witness can slide along the surface by about
+/// `sqrt(2·gap·r)` (`r` the radius of curvature there) while the distance
+/// is certified to the gap. A penetrating answer's points satisfy
+/// `point_a − point_b = depth · normal`. World-frame witness coordinates
+/// carry the rounding of their own magnitude (half an ulp each).
 ///
 /// `cache` warm-starts GJK as in [`gjk::distance`]; after a penetration it
 /// keeps EPA's final hill-climbing hints and `−normal` as the next starting
 /// direction (where the bodies will separate).
-///
-/// Curved bodies converge slowly in EPA (the faces of the polytope approach
-/// a curved surface quadratically): pass a tolerance suited to the scalar
-/// type (e.g. `1e-3`) or expect [`Undetermined::IterationCap`]
-/// with valid bounds.
 ///
 /// ```
 /// use narrowphase::prelude::*;
@@ -63,16 +80,15 @@ where
     A: SupportMap<R> + ?Sized,
     B: SupportMap<R> + ?Sized,
 {
-    // The workspace is built only when EPA runs (zeroing 7.6 KB would cost
-    // the margin path more than its GJK).
-    contact_by(a, b, budget, cache, |cso, simplex| DefaultEpa::<R>::new().run(cso, simplex, budget))
+    in_pair_frame(a, b, |a, b| contact_by(a, b, budget, cache, OnStack))
 }
 
 /// [`contact`] with a caller-owned EPA workspace: nothing large on the
 /// stack (a [`DefaultEpa`] is 7.6 KB in f32, 12 KB in f64), so a firmware
-/// task can keep one in a `static` and pass it every tick. Its capacity
-/// (`V`, `F`) bounds EPA's iterations: a budget beyond it ends in
-/// [`Undetermined::OutOfCapacity`].
+/// task can keep one in a `static` and pass it every tick. EPA runs at
+/// most [`Epa::MAX_ITERATIONS`] iterations, the workspace's room, whatever
+/// the budget: a larger cap is clamped to it, and a run the clamp stops is
+/// [`Undetermined::IterationCap`], never a capacity error.
 ///
 /// ```
 /// use narrowphase::prelude::*;
@@ -102,16 +118,55 @@ where
     A: SupportMap<R> + ?Sized,
     B: SupportMap<R> + ?Sized,
 {
-    contact_by(a, b, budget, cache, |cso, simplex| epa.run(cso, simplex, budget))
+    in_pair_frame(a, b, |a, b| contact_by(a, b, budget, cache, epa))
 }
 
-/// [`contact`] with EPA run by `epa` on the CSO and GJK's terminal simplex.
+/// Where [`contact`] runs EPA: a workspace built on the stack only when EPA
+/// runs, or the caller's.
+trait Workspace<R: Real> {
+    fn run<A, B>(self, cso: &mut Cso<'_, A, B>, simplex: &Simplex<R>, budget: &Budget<R>) -> Proximity<R>
+    where
+        A: SupportMap<R> + ?Sized,
+        B: SupportMap<R> + ?Sized;
+}
+
+/// A [`DefaultEpa`] on the stack, built when EPA runs (zeroing 7.6 KB
+/// would cost the margin path more than its GJK).
+struct OnStack;
+
+impl<R: Real> Workspace<R> for OnStack {
+    fn run<A, B>(self, cso: &mut Cso<'_, A, B>, simplex: &Simplex<R>, budget: &Budget<R>) -> Proximity<R>
+    where
+        A: SupportMap<R> + ?Sized,
+        B: SupportMap<R> + ?Sized,
+    {
+        // f64 (the only precision this fine) gets the room its tolerance
+        // needs on curved bodies; f32 stops at its precision floor first.
+        if R::EPSILON < R::lit(1.0e-10) {
+            WideEpa::<R>::new().run(cso, simplex, budget)
+        } else {
+            DefaultEpa::<R>::new().run(cso, simplex, budget)
+        }
+    }
+}
+
+impl<R: Real, const V: usize, const F: usize> Workspace<R> for &mut Epa<R, V, F> {
+    fn run<A, B>(self, cso: &mut Cso<'_, A, B>, simplex: &Simplex<R>, budget: &Budget<R>) -> Proximity<R>
+    where
+        A: SupportMap<R> + ?Sized,
+        B: SupportMap<R> + ?Sized,
+    {
+        Epa::run(self, cso, simplex, budget)
+    }
+}
+
+/// [`contact`] in the pair frame, EPA run in `epa`.
 fn contact_by<R, A, B>(
     a: &A,
     b: &B,
     budget: &Budget<R>,
     cache: &mut GjkCache<R>,
-    epa: impl FnOnce(&mut Cso<'_, A, B>, &Simplex<R>) -> Proximity<R>,
+    epa: impl Workspace<R>,
 ) -> Proximity<R>
 where
     R: Real,
@@ -119,26 +174,12 @@ where
     B: SupportMap<R> + ?Sized,
 {
     let (ma, mb) = (a.margin(), b.margin());
-    let margin = ma + mb;
-    if margin > R::ZERO {
-        if let Some(answer) = from_cores(a, b, ma, mb, budget, cache) {
-            return answer;
-        }
+    if ma + mb > R::ZERO {
+        return from_cores(a, b, ma, mb, budget, cache, epa);
     }
-    match gjk::distance(a, b, budget, cache) {
+    match gjk::run(a, b, budget, cache, false) {
         GjkOutcome::Separated(s) => Proximity::Separated(s),
-        GjkOutcome::Intersecting(simplex) => {
-            let mut cso = Cso::new(a, b);
-            cso.hint_a = cache.hint_a;
-            cso.hint_b = cache.hint_b;
-            let out = epa(&mut cso, &simplex);
-            cache.hint_a = cso.hint_a;
-            cache.hint_b = cso.hint_b;
-            if let Proximity::Penetrating(p) = &out {
-                cache.direction = -p.witness.normal;
-            }
-            out
-        }
+        GjkOutcome::Intersecting(simplex) => penetration(a, b, &simplex, budget, cache, epa),
         GjkOutcome::Undetermined { reason, bounds } => {
             let lower = if bounds.lower > R::ZERO { bounds.lower } else { -R::INFINITY };
             Proximity::Undetermined { reason, bounds: Bounds { lower, upper: bounds.upper } }
@@ -146,16 +187,75 @@ where
     }
 }
 
-/// The margin path of [`contact`]: GJK on the cores, margins in closed form.
-/// `None` when the cores overlap (EPA on the full bodies decides).
-fn from_cores<R, A, B>(a: &A, b: &B, ma: R, mb: R, budget: &Budget<R>, cache: &mut GjkCache<R>) -> Option<Proximity<R>>
+/// Relative tolerance below which [`contact`] does not ask EPA to certify a
+/// depth: EPA converges linearly on curved bodies, and `1e-6` of the
+/// bodies' size (a micrometre on a metre) is within reach of its workspace
+/// in f64 where `1000·ε` is not. Polytope pairs converge exactly anyway.
+pub const DEPTH_TOLERANCE: f64 = 1.0e-6;
+
+/// The budget of [`contact`]'s EPA stage: twice the iterations of the
+/// budget (GJK rarely needs its cap; EPA adds one vertex per iteration),
+/// within the workspace's room ([`Epa::MAX_ITERATIONS`]), and the
+/// relative tolerance `max(tolerance, DEPTH_TOLERANCE)`.
+fn depth_budget<R: Real>(budget: &Budget<R>) -> Budget<R> {
+    Budget::new(budget.max_iterations.saturating_mul(2), max(budget.tolerance, R::lit(DEPTH_TOLERANCE)))
+}
+
+/// EPA from GJK's terminal simplex, with the cache's hints; after a
+/// penetration the cache's direction is `−normal`, where the bodies will
+/// separate.
+fn penetration<R, A, B>(
+    a: &A,
+    b: &B,
+    simplex: &Simplex<R>,
+    budget: &Budget<R>,
+    cache: &mut GjkCache<R>,
+    epa: impl Workspace<R>,
+) -> Proximity<R>
+where
+    R: Real,
+    A: SupportMap<R> + ?Sized,
+    B: SupportMap<R> + ?Sized,
+{
+    let mut cso = Cso::new(a, b);
+    cso.hint_a = cache.hint_a;
+    cso.hint_b = cache.hint_b;
+    let out = epa.run(&mut cso, simplex, &depth_budget(budget));
+    cache.hint_a = cso.hint_a;
+    cache.hint_b = cso.hint_b;
+    if let Proximity::Penetrating(p) = &out {
+        cache.direction = -p.witness.normal;
+    }
+    out
+}
+
+/// The margin path of [`contact`]: GJK on the cores and, when the cores
+/// overlap, EPA on the cores; the margins `m = m_A + m_B` in closed form
+/// either way (the CSO is `(core_A − core_B) ⊕ ball(m)`, so its support
+/// value along any unit `u` is the cores' plus `m`: signed distance
+/// `d(cores) − m`, depth `depth(cores) + m`).
+///
+/// Cores that overlap are often flat — two points for concentric spheres,
+/// two segments for capsules on one line or crossing — and their CSO then
+/// has no volume: EPA answers depth zero along the flat set's normal, and
+/// the depth is `m` exactly.
+fn from_cores<R, A, B>(
+    a: &A,
+    b: &B,
+    ma: R,
+    mb: R,
+    budget: &Budget<R>,
+    cache: &mut GjkCache<R>,
+    epa: impl Workspace<R>,
+) -> Proximity<R>
 where
     R: Real,
     A: SupportMap<R> + ?Sized,
     B: SupportMap<R> + ?Sized,
 {
     let m = ma + mb;
-    match gjk::distance(&Core(a), &Core(b), budget, cache) {
+    let (core_a, core_b) = (Core(a), Core(b));
+    match gjk::run(&core_a, &core_b, budget, cache, false) {
         GjkOutcome::Separated(s) => {
             // Core distance d with certificate [lo, hi]: signed distance d − m.
             let n = s.witness.normal;
@@ -164,7 +264,7 @@ where
             let (lo, hi) = (s.bounds.lower - m, s.bounds.upper - m);
             // GJK's tolerance at the problem's scale: "touching" below it.
             let scale = max(max(max_abs(&s.witness.point_a.coords), max_abs(&s.witness.point_b.coords)), m);
-            Some(if lo > R::ZERO {
+            if lo > R::ZERO {
                 Proximity::Separated(Separation {
                     distance: s.distance - m,
                     bounds: Bounds { lower: lo, upper: hi },
@@ -180,16 +280,36 @@ where
                 })
             } else {
                 // A stalled core GJK whose bounds straddle the margins: the
-                // signed distance may be either sign (fuzz finding: a
-                // capsule of aspect 1e7 answered `Penetrating` where GJK on
-                // the whole bodies certifies a distance ≥ 2.39).
+                // signed distance may be either sign (a capsule of aspect
+                // 1e7 must not be answered `Penetrating` where GJK on the
+                // whole bodies certifies a distance of 2.39).
                 Proximity::Undetermined { reason: Undetermined::Degenerate, bounds: Bounds { lower: lo, upper: hi } }
-            })
+            }
         }
-        GjkOutcome::Intersecting(_) => None,
+        GjkOutcome::Intersecting(simplex) => match penetration(&core_a, &core_b, &simplex, budget, cache, epa) {
+            Proximity::Penetrating(p) => {
+                let n = p.witness.normal;
+                Proximity::Penetrating(Penetration {
+                    depth: p.depth + m,
+                    bounds: Bounds { lower: p.bounds.lower + m, upper: p.bounds.upper + m },
+                    witness: Witness {
+                        point_a: Pt3::from(p.witness.point_a.coords + n * ma),
+                        point_b: Pt3::from(p.witness.point_b.coords - n * mb),
+                        normal: n,
+                    },
+                })
+            }
+            Proximity::Undetermined { reason, bounds } => {
+                Proximity::Undetermined { reason, bounds: Bounds { lower: bounds.lower - m, upper: bounds.upper - m } }
+            }
+            // EPA never answers separated; were it to, the bounds say nothing.
+            Proximity::Separated(_) => {
+                Proximity::Undetermined { reason: Undetermined::Degenerate, bounds: Bounds::unknown() }
+            }
+        },
         GjkOutcome::Undetermined { reason, bounds } => {
             let lower = if bounds.lower > R::ZERO { bounds.lower - m } else { -R::INFINITY };
-            Some(Proximity::Undetermined { reason, bounds: Bounds { lower, upper: bounds.upper - m } })
+            Proximity::Undetermined { reason, bounds: Bounds { lower, upper: bounds.upper - m } }
         }
     }
 }

@@ -15,6 +15,7 @@
 //! [`GjkOutcome::Undetermined`], never a separation. Every loop test is
 //! written so that a NaN stops the loop (`!(x > y)` forms).
 
+use super::frame::in_pair_frame;
 use super::simplex::Simplex;
 use crate::math::{max, max_abs, norm, Pt3, Real, Vec3};
 use crate::query::{Bounds, Budget, Separation, Undetermined, Witness};
@@ -102,7 +103,7 @@ where
     A: SupportMap<R> + ?Sized,
     B: SupportMap<R> + ?Sized,
 {
-    run(a, b, budget, cache, false)
+    in_pair_frame(a, b, |a, b| run(a, b, budget, cache, false))
 }
 
 /// Boolean intersection test: like [`distance`] but stops as soon as a
@@ -125,18 +126,20 @@ where
     A: SupportMap<R> + ?Sized,
     B: SupportMap<R> + ?Sized,
 {
-    run(a, b, budget, cache, true)
+    in_pair_frame(a, b, |a, b| run(a, b, budget, cache, true))
 }
 
-fn run<R, A, B>(a: &A, b: &B, budget: &Budget<R>, cache: &mut GjkCache<R>, early_exit: bool) -> GjkOutcome<R>
+/// GJK on `a` and `b` as given (the public queries call it in the pair
+/// frame, see [`super::frame`]).
+pub(super) fn run<R, A, B>(a: &A, b: &B, budget: &Budget<R>, cache: &mut GjkCache<R>, early_exit: bool) -> GjkOutcome<R>
 where
     R: Real,
     A: SupportMap<R> + ?Sized,
     B: SupportMap<R> + ?Sized,
 {
     cache.iterations = 0;
-    if !(budget.tolerance >= R::ZERO) || !budget.tolerance.finite() {
-        return GjkOutcome::Undetermined { reason: Undetermined::NonFinite, bounds: Bounds::unknown() };
+    if !budget.is_valid() {
+        return GjkOutcome::Undetermined { reason: Undetermined::InvalidBudget, bounds: Bounds::unknown() };
     }
     let mut cso = Cso::new(a, b);
     cso.hint_a = cache.hint_a;

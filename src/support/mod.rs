@@ -4,6 +4,7 @@
 
 pub mod contact;
 pub mod epa;
+mod frame;
 pub mod gjk;
 pub mod mpr;
 pub mod simplex;

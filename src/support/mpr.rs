@@ -138,6 +138,7 @@
 // stopping branch.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
+use super::frame::in_pair_frame;
 use crate::math::{finite_vec, is_nan, max, max_abs, min, norm, Pt3, Real, Vec3};
 use crate::query::{Bounds, Budget, Penetration, Undetermined, Witness};
 use crate::shape::{Cso, CsoPoint, SupportMap};
@@ -215,7 +216,7 @@ where
     A: SupportMap<R> + ?Sized,
     B: SupportMap<R> + ?Sized,
 {
-    run(a, b, budget, false)
+    in_pair_frame(a, b, |a, b| run(a, b, budget, false))
 }
 
 /// Intersection test and penetration along the centre direction.
@@ -249,7 +250,7 @@ where
     A: SupportMap<R> + ?Sized,
     B: SupportMap<R> + ?Sized,
 {
-    run(a, b, budget, true)
+    in_pair_frame(a, b, |a, b| run(a, b, budget, true))
 }
 
 /// The running state: the CSO with its hints, the budget spent, the scale,
@@ -637,8 +638,8 @@ where
     A: SupportMap<R> + ?Sized,
     B: SupportMap<R> + ?Sized,
 {
-    if !st.tolerance.finite() {
-        return Err(st.undetermined(Undetermined::NonFinite));
+    if !(st.tolerance >= R::ZERO) || !st.tolerance.finite() {
+        return Err(st.undetermined(Undetermined::InvalidBudget));
     }
     if !finite_vec(&ca.coords) || !finite_vec(&cb.coords) {
         return Err(st.undetermined(Undetermined::NonFinite));
