@@ -466,7 +466,8 @@ fn check<R: Real, const D: usize>(
                 Undetermined::IterationCap
                 | Undetermined::OutOfCapacity
                 | Undetermined::Degenerate
-                | Undetermined::NonFinite => {}
+                | Undetermined::NonFinite
+                | Undetermined::InvalidBudget => {}
             }
             assert!(*iterations <= cap, "{what}: {iterations} iterations > cap {cap}: {o:?}");
             let (lo, hi) = (bounds.lower.to_f64(), bounds.upper.to_f64());
@@ -797,7 +798,7 @@ fn run2<R: Real>(input: &Input2) {
         let (a3, b3) = (a3.as_ref()?, b3.as_ref()?);
         let budget = Budget::<R>::default();
         let (sa, sb): (&dyn SupportMap<R>, &dyn SupportMap<R>) =
-            (&Placed::new(&*a3.shape, a3.pose()), &Placed::new(&*b3.shape, b3.pose()));
+            (&Placed::new(&*a3.shape, *a3.pose()), &Placed::new(&*b3.shape, *b3.pose()));
         let intersecting = match gjk::intersect(sa, sb, &budget, &mut GjkCache::default()) {
             GjkOutcome::Separated(_) => Some(false),
             GjkOutcome::Intersecting(_) => Some(true),

@@ -233,7 +233,8 @@ fn check<R: Real>(what: &str, o: &GjkOutcome<R>, geo: &Option<Geometry>) {
                 Undetermined::IterationCap
                 | Undetermined::OutOfCapacity
                 | Undetermined::Degenerate
-                | Undetermined::NonFinite => {}
+                | Undetermined::NonFinite
+                | Undetermined::InvalidBudget => {}
             }
             let Bounds { lower, upper } = *bounds;
             assert!(!lower.to_f64().is_nan() && !upper.to_f64().is_nan(), "{what}: NaN bounds {o:?}");

@@ -68,7 +68,8 @@ fn check<R: Real>(what: &str, o: &MprOutcome<R>, converged: bool) {
                 Undetermined::IterationCap
                 | Undetermined::OutOfCapacity
                 | Undetermined::Degenerate
-                | Undetermined::NonFinite => {}
+                | Undetermined::NonFinite
+                | Undetermined::InvalidBudget => {}
             }
             let (lo, hi) = (bounds.lower.to_f64(), bounds.upper.to_f64());
             assert!(!lo.is_nan() && !hi.is_nan() && !(lo > hi), "{what}: bounds {o:?}");

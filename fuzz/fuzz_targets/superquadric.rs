@@ -95,7 +95,8 @@ fn check_hit<R: Real, V: core::fmt::Debug>(
             Undetermined::IterationCap
             | Undetermined::OutOfCapacity
             | Undetermined::Degenerate
-            | Undetermined::NonFinite => {}
+            | Undetermined::NonFinite
+            | Undetermined::InvalidBudget => {}
         },
     }
 }
