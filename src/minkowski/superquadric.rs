@@ -369,12 +369,11 @@ fn at_cap<R: Real, const D: usize>(
 }
 
 fn check_budget<R: Real>(budget: &Budget<R>) -> Option<R> {
-    let tol = budget.tolerance;
-    if !tol.finite() || !(tol >= R::ZERO) {
+    if !budget.is_valid() {
         return None;
     }
     // Never ask for more than the arithmetic can give.
-    Some(max(tol, R::EPSILON * R::lit(16.0)))
+    Some(max(budget.tolerance, R::EPSILON * R::lit(16.0)))
 }
 
 fn undetermined_at_start<R: Real, V>(reason: Undetermined) -> MinkowskiOutcome<R, V> {

@@ -180,11 +180,16 @@ where
     match gjk::run(a, b, budget, cache, false) {
         GjkOutcome::Separated(s) => Proximity::Separated(s),
         GjkOutcome::Intersecting(simplex) => penetration(a, b, &simplex, budget, cache, epa),
-        GjkOutcome::Undetermined { reason, bounds } => {
-            let lower = if bounds.lower > R::ZERO { bounds.lower } else { -R::INFINITY };
-            Proximity::Undetermined { reason, bounds: Bounds { lower, upper: bounds.upper } }
-        }
+        GjkOutcome::Undetermined { reason, bounds } => undetermined_gjk(reason, bounds, R::ZERO),
     }
+}
+
+/// An undetermined GJK run (on the bodies, or on their cores with margins
+/// `m`) as signed-distance bounds: GJK's upper bound `|v|` holds for the
+/// signed distance; its lower bound only when positive, else `−∞`.
+fn undetermined_gjk<R: Real>(reason: Undetermined, bounds: Bounds<R>, m: R) -> Proximity<R> {
+    let lower = if bounds.lower > R::ZERO { bounds.lower - m } else { -R::INFINITY };
+    Proximity::Undetermined { reason, bounds: Bounds { lower, upper: bounds.upper - m } }
 }
 
 /// Relative tolerance below which [`contact`] does not ask EPA to certify a
@@ -258,9 +263,7 @@ where
     match gjk::run(&core_a, &core_b, budget, cache, false) {
         GjkOutcome::Separated(s) => {
             // Core distance d with certificate [lo, hi]: signed distance d − m.
-            let n = s.witness.normal;
-            let point_a = Pt3::from(s.witness.point_a.coords + n * ma);
-            let point_b = Pt3::from(s.witness.point_b.coords - n * mb);
+            let witness = swept(&s.witness, ma, mb);
             let (lo, hi) = (s.bounds.lower - m, s.bounds.upper - m);
             // GJK's tolerance at the problem's scale: "touching" below it.
             let scale = max(max(max_abs(&s.witness.point_a.coords), max_abs(&s.witness.point_b.coords)), m);
@@ -268,7 +271,7 @@ where
                 Proximity::Separated(Separation {
                     distance: s.distance - m,
                     bounds: Bounds { lower: lo, upper: hi },
-                    witness: Witness { point_a, point_b, normal: n },
+                    witness,
                 })
             } else if hi <= budget.tolerance * scale {
                 // Overlapping, or touching within the tolerance (GJK's
@@ -276,29 +279,22 @@ where
                 Proximity::Penetrating(Penetration {
                     depth: max(m - s.distance, R::ZERO),
                     bounds: Bounds { lower: max(-hi, R::ZERO), upper: max(-lo, R::ZERO) },
-                    witness: Witness { point_a, point_b, normal: n },
+                    witness,
                 })
             } else {
                 // A stalled core GJK whose bounds straddle the margins: the
                 // signed distance may be either sign (a capsule of aspect
                 // 1e7 must not be answered `Penetrating` where GJK on the
-                // whole bodies certifies a distance of 2.39).
+                // whole bodies certifies a gap).
                 Proximity::Undetermined { reason: Undetermined::Degenerate, bounds: Bounds { lower: lo, upper: hi } }
             }
         }
         GjkOutcome::Intersecting(simplex) => match penetration(&core_a, &core_b, &simplex, budget, cache, epa) {
-            Proximity::Penetrating(p) => {
-                let n = p.witness.normal;
-                Proximity::Penetrating(Penetration {
-                    depth: p.depth + m,
-                    bounds: Bounds { lower: p.bounds.lower + m, upper: p.bounds.upper + m },
-                    witness: Witness {
-                        point_a: Pt3::from(p.witness.point_a.coords + n * ma),
-                        point_b: Pt3::from(p.witness.point_b.coords - n * mb),
-                        normal: n,
-                    },
-                })
-            }
+            Proximity::Penetrating(p) => Proximity::Penetrating(Penetration {
+                depth: p.depth + m,
+                bounds: Bounds { lower: p.bounds.lower + m, upper: p.bounds.upper + m },
+                witness: swept(&p.witness, ma, mb),
+            }),
             Proximity::Undetermined { reason, bounds } => {
                 Proximity::Undetermined { reason, bounds: Bounds { lower: bounds.lower - m, upper: bounds.upper - m } }
             }
@@ -307,9 +303,18 @@ where
                 Proximity::Undetermined { reason: Undetermined::Degenerate, bounds: Bounds::unknown() }
             }
         },
-        GjkOutcome::Undetermined { reason, bounds } => {
-            let lower = if bounds.lower > R::ZERO { bounds.lower - m } else { -R::INFINITY };
-            Proximity::Undetermined { reason, bounds: Bounds { lower, upper: bounds.upper - m } }
-        }
+        GjkOutcome::Undetermined { reason, bounds } => undetermined_gjk(reason, bounds, m),
+    }
+}
+
+/// The witness of the cores moved out to the bodies' surfaces: A's point
+/// by its margin along the normal (towards B), B's by its margin against
+/// it, for a separation and a penetration alike.
+fn swept<R: Real>(core: &Witness<R>, ma: R, mb: R) -> Witness<R> {
+    let n = core.normal;
+    Witness {
+        point_a: Pt3::from(core.point_a.coords + n * ma),
+        point_b: Pt3::from(core.point_b.coords - n * mb),
+        normal: n,
     }
 }

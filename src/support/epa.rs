@@ -380,7 +380,7 @@ impl<R: Real, const V: usize, const F: usize> Epa<R, V, F> {
             Err(reason) => return undetermined(reason, t.bounds(None)),
         }
 
-        for it in 0..min_u32(budget.max_iterations, Self::MAX_ITERATIONS) {
+        for it in 0..budget.max_iterations.min(Self::MAX_ITERATIONS) {
             self.iterations = it + 1;
             let Some((f, face)) = self.closest() else {
                 return undetermined(Undetermined::NonFinite, t.bounds(None));
@@ -921,15 +921,6 @@ where
     B: SupportMap<R> + ?Sized,
 {
     DefaultEpa::<R>::new().penetration(a, b, simplex, budget)
-}
-
-#[inline]
-fn min_u32(a: u32, b: u32) -> u32 {
-    if a < b {
-        a
-    } else {
-        b
-    }
 }
 
 #[cfg(test)]

@@ -17,9 +17,8 @@
 
 use super::gjk::GjkOutcome;
 use super::mpr::MprOutcome;
-use super::Simplex;
 use crate::math::{Pt3, Real, Vec3};
-use crate::query::{Proximity, Witness};
+use crate::query::{Penetration, Proximity, Separation, Witness};
 use crate::shape::{Relative, SupportMap};
 
 /// Runs `query` on `a` and `b` seen from A's centre and returns its answer
@@ -57,18 +56,26 @@ impl<R: Real> ToWorld<R> for Witness<R> {
     }
 }
 
+impl<R: Real> ToWorld<R> for Separation<R> {
+    #[inline]
+    fn to_world(self, offset: &Vec3<R>) -> Self {
+        Separation { witness: self.witness.to_world(offset), ..self }
+    }
+}
+
+impl<R: Real> ToWorld<R> for Penetration<R> {
+    #[inline]
+    fn to_world(self, offset: &Vec3<R>) -> Self {
+        Penetration { witness: self.witness.to_world(offset), ..self }
+    }
+}
+
 impl<R: Real> ToWorld<R> for Proximity<R> {
     #[inline]
     fn to_world(self, offset: &Vec3<R>) -> Self {
         match self {
-            Proximity::Separated(mut s) => {
-                s.witness = s.witness.to_world(offset);
-                Proximity::Separated(s)
-            }
-            Proximity::Penetrating(mut p) => {
-                p.witness = p.witness.to_world(offset);
-                Proximity::Penetrating(p)
-            }
+            Proximity::Separated(s) => Proximity::Separated(s.to_world(offset)),
+            Proximity::Penetrating(p) => Proximity::Penetrating(p.to_world(offset)),
             undetermined => undetermined,
         }
     }
@@ -78,10 +85,7 @@ impl<R: Real> ToWorld<R> for GjkOutcome<R> {
     #[inline]
     fn to_world(self, offset: &Vec3<R>) -> Self {
         match self {
-            GjkOutcome::Separated(mut s) => {
-                s.witness = s.witness.to_world(offset);
-                GjkOutcome::Separated(s)
-            }
+            GjkOutcome::Separated(s) => GjkOutcome::Separated(s.to_world(offset)),
             GjkOutcome::Intersecting(simplex) => GjkOutcome::Intersecting(simplex.moved(offset)),
             undetermined => undetermined,
         }
@@ -92,18 +96,8 @@ impl<R: Real> ToWorld<R> for MprOutcome<R> {
     #[inline]
     fn to_world(self, offset: &Vec3<R>) -> Self {
         match self {
-            MprOutcome::Penetrating(mut p) => {
-                p.witness = p.witness.to_world(offset);
-                MprOutcome::Penetrating(p)
-            }
+            MprOutcome::Penetrating(p) => MprOutcome::Penetrating(p.to_world(offset)),
             other => other,
         }
-    }
-}
-
-impl<R: Real> ToWorld<R> for Simplex<R> {
-    #[inline]
-    fn to_world(self, offset: &Vec3<R>) -> Self {
-        self.moved(offset)
     }
 }

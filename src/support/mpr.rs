@@ -339,6 +339,9 @@ where
     A: SupportMap<R> + ?Sized,
     B: SupportMap<R> + ?Sized,
 {
+    if !budget.is_valid() {
+        return MprOutcome::Undetermined { reason: Undetermined::InvalidBudget, bounds: Bounds::unknown() };
+    }
     // Far from the origin: scaled from the start (no second run).
     let (ca, cb) = (a.center(), b.center());
     let centres = max(max_abs(&ca.coords), max_abs(&cb.coords));
@@ -638,9 +641,6 @@ where
     A: SupportMap<R> + ?Sized,
     B: SupportMap<R> + ?Sized,
 {
-    if !(st.tolerance >= R::ZERO) || !st.tolerance.finite() {
-        return Err(st.undetermined(Undetermined::InvalidBudget));
-    }
     if !finite_vec(&ca.coords) || !finite_vec(&cb.coords) {
         return Err(st.undetermined(Undetermined::NonFinite));
     }
