@@ -239,9 +239,12 @@ fn output_usage() -> wgpu::BufferUsages {
 }
 
 /// Poses as the shader's `Pose`: the rows of `[R | t]`.
+/// The poses as the shaders read them: rigid, as [`Placed`] keeps them
+/// (the CPU twins and the GPU must see the same bodies to the last bit).
 fn encode_poses(poses: &[Pose<f32>]) -> Vec<u8> {
     let mut bytes = Vec::with_capacity(poses.len() * 48);
     for p in poses {
+        let p = crate::shape::orthonormalised(p);
         let r = p.rotation.matrix();
         let t = p.translation.vector;
         for i in 0..3 {

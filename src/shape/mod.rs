@@ -32,6 +32,8 @@ pub use polytope::{
 };
 pub use sphere::Sphere;
 pub use superquadric::{signed_pow, Ellipse, Superellipse, Superquadric, MIN_EXPONENT};
+#[cfg(feature = "gpu")]
+pub(crate) use transform::orthonormalised;
 pub use transform::{
     check_pose, Affine, ConvexHull, Cso, CsoPoint, MinkowskiSum, Placed, Pose, Relative, Rounded, ROTATION_TOLERANCE,
 };

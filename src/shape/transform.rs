@@ -68,7 +68,9 @@ pub fn check_pose<R: Real>(pose: &Pose<R>) -> Result<(), ShapeError> {
 /// The pose with its rotation's columns made orthonormal by Gram–Schmidt
 /// (x first, then y, z = x × y): a fixed, branch-free cost. Non-finite
 /// or degenerate columns stay non-finite and are caught by the queries.
-fn orthonormalised<R: Real>(pose: &Pose<R>) -> Pose<R> {
+/// Everything that places a shape (a [`Placed`], the GPU's pose buffer)
+/// goes through it, so all of them see one rigid body.
+pub(crate) fn orthonormalised<R: Real>(pose: &Pose<R>) -> Pose<R> {
     let m = pose.rotation.matrix();
     let x = m.column(0).into_owned();
     let x = x / crate::math::norm(&x);
