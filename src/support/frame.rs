@@ -1,7 +1,7 @@
 //! The pair frame: every query of this family computes with both bodies
 //! seen from body A's centre ([`Relative`]), so that its answer depends on
 //! the relative placement only, and moves the points of its answer back to
-//! the world frame at the end.
+//! the world frame.
 //!
 //! Why: the rounding of a world coordinate is `ε·|x|`. A pair 5 mm apart at
 //! 10 km from the world origin keeps its 5 mm in the pair frame (f32 rounds
@@ -15,14 +15,16 @@
 //! witness points are world points: each coordinate carries the rounding of
 //! its own magnitude, half an ulp (0.5 mm at 10 km in f32).
 
-use super::gjk::GjkOutcome;
 use super::mpr::MprOutcome;
-use crate::math::{Pt3, Real, Vec3};
-use crate::query::{Penetration, Proximity, Separation, Witness};
+use crate::math::{Real, Vec3};
+use crate::query::Witness;
 use crate::shape::{Relative, SupportMap};
 
 /// Runs `query` on `a` and `b` seen from A's centre and returns its answer
-/// with its points in the world frame.
+/// with its points in the world frame. MPR's answers go through it; GJK and
+/// `contact` move their points where they build each answer instead (their
+/// answers are larger, and a copy of a finished one costs a Cortex-M4F
+/// tick a few hundred instructions).
 #[inline]
 pub(crate) fn in_pair_frame<R, A, B, T>(
     a: &A,
@@ -36,68 +38,30 @@ where
     T: ToWorld<R>,
 {
     let origin = a.center();
-    query(&Relative::new(a, origin), &Relative::new(b, origin)).to_world(&origin.coords)
+    let mut answer = query(&Relative::new(a, origin), &Relative::new(b, origin));
+    answer.to_world(&origin.coords);
+    answer
 }
 
 /// An answer whose points move with the frame.
 pub(crate) trait ToWorld<R: Real> {
-    /// The same answer with every point moved by `offset`.
-    fn to_world(self, offset: &Vec3<R>) -> Self;
+    /// Moves every point of the answer by `offset`.
+    fn to_world(&mut self, offset: &Vec3<R>);
 }
 
 impl<R: Real> ToWorld<R> for Witness<R> {
     #[inline]
-    fn to_world(self, offset: &Vec3<R>) -> Self {
-        Witness {
-            point_a: Pt3::from(self.point_a.coords + offset),
-            point_b: Pt3::from(self.point_b.coords + offset),
-            ..self
-        }
-    }
-}
-
-impl<R: Real> ToWorld<R> for Separation<R> {
-    #[inline]
-    fn to_world(self, offset: &Vec3<R>) -> Self {
-        Separation { witness: self.witness.to_world(offset), ..self }
-    }
-}
-
-impl<R: Real> ToWorld<R> for Penetration<R> {
-    #[inline]
-    fn to_world(self, offset: &Vec3<R>) -> Self {
-        Penetration { witness: self.witness.to_world(offset), ..self }
-    }
-}
-
-impl<R: Real> ToWorld<R> for Proximity<R> {
-    #[inline]
-    fn to_world(self, offset: &Vec3<R>) -> Self {
-        match self {
-            Proximity::Separated(s) => Proximity::Separated(s.to_world(offset)),
-            Proximity::Penetrating(p) => Proximity::Penetrating(p.to_world(offset)),
-            undetermined => undetermined,
-        }
-    }
-}
-
-impl<R: Real> ToWorld<R> for GjkOutcome<R> {
-    #[inline]
-    fn to_world(self, offset: &Vec3<R>) -> Self {
-        match self {
-            GjkOutcome::Separated(s) => GjkOutcome::Separated(s.to_world(offset)),
-            GjkOutcome::Intersecting(simplex) => GjkOutcome::Intersecting(simplex.moved(offset)),
-            undetermined => undetermined,
-        }
+    fn to_world(&mut self, offset: &Vec3<R>) {
+        self.point_a += offset;
+        self.point_b += offset;
     }
 }
 
 impl<R: Real> ToWorld<R> for MprOutcome<R> {
     #[inline]
-    fn to_world(self, offset: &Vec3<R>) -> Self {
-        match self {
-            MprOutcome::Penetrating(p) => MprOutcome::Penetrating(p.to_world(offset)),
-            other => other,
+    fn to_world(&mut self, offset: &Vec3<R>) {
+        if let MprOutcome::Penetrating(p) = self {
+            p.witness.to_world(offset);
         }
     }
 }

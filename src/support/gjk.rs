@@ -15,11 +15,10 @@
 //! [`GjkOutcome::Undetermined`], never a separation. Every loop test is
 //! written so that a NaN stops the loop (`!(x > y)` forms).
 
-use super::frame::in_pair_frame;
 use super::simplex::Simplex;
 use crate::math::{max, max_abs, norm, Pt3, Real, Vec3};
 use crate::query::{Bounds, Budget, Separation, Undetermined, Witness};
-use crate::shape::{Cso, SupportHint, SupportMap};
+use crate::shape::{Cso, Relative, SupportHint, SupportMap};
 
 /// Caller-owned warm-start state for temporally coherent queries (one per
 /// pair of bodies), and the statistics of the last run.
@@ -103,7 +102,8 @@ where
     A: SupportMap<R> + ?Sized,
     B: SupportMap<R> + ?Sized,
 {
-    in_pair_frame(a, b, |a, b| run(a, b, budget, cache, false))
+    let origin = a.center();
+    run(&Relative::new(a, origin), &Relative::new(b, origin), budget, cache, false, &origin.coords)
 }
 
 /// Boolean intersection test: like [`distance`] but stops as soon as a
@@ -126,12 +126,22 @@ where
     A: SupportMap<R> + ?Sized,
     B: SupportMap<R> + ?Sized,
 {
-    in_pair_frame(a, b, |a, b| run(a, b, budget, cache, true))
+    let origin = a.center();
+    run(&Relative::new(a, origin), &Relative::new(b, origin), budget, cache, true, &origin.coords)
 }
 
-/// GJK on `a` and `b` as given (the public queries call it in the pair
-/// frame, see [`super::frame`]).
-pub(super) fn run<R, A, B>(a: &A, b: &B, budget: &Budget<R>, cache: &mut GjkCache<R>, early_exit: bool) -> GjkOutcome<R>
+/// GJK on `a` and `b` as given, its answer's points moved by `to_world`
+/// (the public queries run it in the pair frame, see [`super::frame`]; the
+/// move is made here, on the answer in place, because a copy of an answer
+/// that holds a simplex costs a firmware tick hundreds of instructions).
+pub(super) fn run<R, A, B>(
+    a: &A,
+    b: &B,
+    budget: &Budget<R>,
+    cache: &mut GjkCache<R>,
+    early_exit: bool,
+    to_world: &Vec3<R>,
+) -> GjkOutcome<R>
 where
     R: Real,
     A: SupportMap<R> + ?Sized,
@@ -176,6 +186,7 @@ where
         }
         if !(bounds.upper > eps) {
             // The origin is within tolerance of the CSO: contact.
+            simplex.move_by(to_world);
             outcome = Some(GjkOutcome::Intersecting(simplex));
             break;
         }
@@ -189,21 +200,22 @@ where
         let vw = v.dot(&p.w);
         bounds.lower = max(bounds.lower, vw / bounds.upper);
         if early_exit && bounds.lower > rounding(scale) {
-            outcome = Some(separated(&simplex, v, bounds));
+            outcome = Some(separated(&simplex, v, bounds, to_world));
             break;
         }
         if !(bounds.upper - bounds.lower > tolerance * scale) {
-            outcome = Some(conclude(&simplex, v, bounds, tolerance * scale, rounding(scale)));
+            outcome = Some(conclude(&simplex, v, bounds, tolerance * scale, rounding(scale), to_world));
             break;
         }
         // No progress possible: the new point is already a vertex.
         if simplex.contains(&p.w) {
-            outcome = Some(conclude(&simplex, v, bounds, tolerance * scale, rounding(scale)));
+            outcome = Some(conclude(&simplex, v, bounds, tolerance * scale, rounding(scale), to_world));
             break;
         }
         let previous_vv = vv;
         simplex.push(p);
         if simplex.reduce() {
+            simplex.move_by(to_world);
             outcome = Some(GjkOutcome::Intersecting(simplex));
             break;
         }
@@ -215,7 +227,7 @@ where
             // CSO point as the last (a convex combination of support points),
             // only not shorter beyond rounding: stop with it rather than keep
             // a copy of the last simplex on every iteration.
-            outcome = Some(conclude(&simplex, v, bounds, tolerance * scale, rounding(scale)));
+            outcome = Some(conclude(&simplex, v, bounds, tolerance * scale, rounding(scale), to_world));
             break;
         }
     }
@@ -235,7 +247,7 @@ fn rounding<R: Real>(scale: R) -> R {
     R::lit(16.0) * R::EPSILON * scale
 }
 
-/// The answer where the iteration stops — the tolerance met, or no further
+/// The answer where the iteration stops (points moved by `to_world`) — the tolerance met, or no further
 /// progress possible in this precision (the descent stalled before the gap
 /// closed). The lower bound is a certificate only above the rounding
 /// (`floor`): then separated, with bounds telling how far the distance got.
@@ -243,22 +255,32 @@ fn rounding<R: Real>(scale: R) -> R {
 /// the tolerance (`eps`), else undetermined, never "separated" — with the
 /// lower bound clamped to the upper one, as both are within rounding and
 /// may cross by ulps (fuzz finding: 6.2e-15 above 3.1e-15).
-fn conclude<R: Real>(simplex: &Simplex<R>, v: Vec3<R>, bounds: Bounds<R>, eps: R, floor: R) -> GjkOutcome<R> {
+fn conclude<R: Real>(
+    simplex: &Simplex<R>,
+    v: Vec3<R>,
+    bounds: Bounds<R>,
+    eps: R,
+    floor: R,
+    to_world: &Vec3<R>,
+) -> GjkOutcome<R> {
     if bounds.lower > floor {
-        separated(simplex, v, bounds)
+        separated(simplex, v, bounds, to_world)
     } else if !(bounds.upper > eps) {
-        GjkOutcome::Intersecting(*simplex)
+        let mut simplex = *simplex;
+        simplex.move_by(to_world);
+        GjkOutcome::Intersecting(simplex)
     } else {
         let lower = crate::math::min(bounds.lower, bounds.upper);
         GjkOutcome::Undetermined { reason: Undetermined::Degenerate, bounds: Bounds { lower, upper: bounds.upper } }
     }
 }
 
-/// The separated answer. Bounds hold up to the rounding of the support
+/// The separated answer, its witness points moved by `to_world`. Bounds hold up to the rounding of the support
 /// points (a few ε·scale): at convergence the computed lower bound may exceed
 /// `|v|` by ulps, and is then clamped to it.
-fn separated<R: Real>(simplex: &Simplex<R>, v: Vec3<R>, bounds: Bounds<R>) -> GjkOutcome<R> {
+fn separated<R: Real>(simplex: &Simplex<R>, v: Vec3<R>, bounds: Bounds<R>, to_world: &Vec3<R>) -> GjkOutcome<R> {
     let (pa, pb) = simplex.witnesses();
+    let (pa, pb) = (pa + to_world, pb + to_world);
     let d = norm(&v);
     GjkOutcome::Separated(Separation {
         distance: d,

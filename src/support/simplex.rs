@@ -69,15 +69,14 @@ impl<R: Real> Simplex<R> {
         self.points().iter().zip(self.weights()).fold(Vec3::zeros(), |s, (p, &l)| s + f(p) * l)
     }
 
-    /// The same simplex with its body points moved by `offset` (a change of
+    /// Moves the simplex's body points by `offset` (a change of
     /// frame): the CSO points `w = a − b`, computed where they were
     /// accurate, are kept as they are.
-    pub(crate) fn moved(mut self, offset: &Vec3<R>) -> Self {
+    pub(crate) fn move_by(&mut self, offset: &Vec3<R>) {
         for p in self.pts.iter_mut() {
             p.a += offset;
             p.b += offset;
         }
-        self
     }
 
     /// Append `p` (when there is room; a full simplex is left unchanged).
