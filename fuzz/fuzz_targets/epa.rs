@@ -29,7 +29,7 @@ use bodies::*;
 use libfuzzer_sys::fuzz_target;
 use nalgebra::Translation3;
 use narrowphase::prelude::*;
-use narrowphase::support::contact::contact;
+use narrowphase::support::contact::{contact, DEPTH_TOLERANCE};
 use narrowphase::support::epa::DefaultEpa;
 
 #[derive(Arbitrary, Debug)]
@@ -147,7 +147,14 @@ fn run<R: Real>(input: &Input) {
         };
         let out = shifted(p.bounds.upper.to_f64() + slack);
         let scale2 = scale_of(&a, &out).unwrap_or(scale).max(scale);
-        let band = bodies::slack(budget.tolerance, scale2);
+        // `contact` certifies its depth and normal to its EPA stage's
+        // tolerance, `max(tolerance, DEPTH_TOLERANCE)`.
+        let tolerance = if what == "contact" {
+            budget.tolerance.to_f64().max(DEPTH_TOLERANCE)
+        } else {
+            budget.tolerance.to_f64()
+        };
+        let band = bodies::slack(R::lit(tolerance), scale2);
         // On the margin path (sphere-swept bodies whose cores are apart) the
         // normal is GJK's direction between the cores, accurate to
         // |δθ|² ≤ 2·gap/d_core with the gap of its certificate: moving B by
