@@ -36,7 +36,7 @@
 //!    cold vs warm (`warm.moved(|Δt| + |Δθ|·ρ)` summed over both bodies, ρ the
 //!    largest distance of a body point from its pose origin), and a cold
 //!    start that keeps the previous face hints ("hints"), with our GJK
-//!    `distance` cold vs warm (`GjkCache`) beside it; the variants
+//!    `distance` cold vs warm (`GjkWarmStart`) beside it; the variants
 //!    interleaved pass by pass. The worst warm/cold disagreement is printed
 //!    with each run's certificate checked at the other run's optimum.
 //! 4. Iterations (mean / max), `Undetermined` answers (must be 0), flag
@@ -64,7 +64,8 @@ use criterion::{Criterion, SamplingMode, Throughput};
 use nalgebra::{Point3, Rotation3, Translation3, Unit, UnitQuaternion, Vector3};
 use narrowphase::hull::{quickhull, OwnedPolytope};
 use narrowphase::prelude::*;
-use narrowphase::sdf::{EllipsoidMethod, EllipsoidMethodOutcome, EllipsoidWarmStart, Sdf};
+use narrowphase::sdf::ellipsoid_method::{EllipsoidMethod, EllipsoidMethodOutcome, EllipsoidWarmStart};
+use narrowphase::sdf::Sdf;
 use narrowphase::support::contact;
 use parry3d::math::{Pose as PPose, Rot3 as PRot, Vector as PVec};
 use parry3d::shape::Shape as PShape;
@@ -242,7 +243,7 @@ where
         let budget = Budget::default();
         for _ in 0..60 {
             let mid = 0.5 * (lo + hi);
-            match gjk::intersect(&a, &b_at(mid), &budget, &mut GjkCache::default()).is_intersecting() {
+            match gjk::intersect(&a, &b_at(mid), &budget, &mut GjkWarmStart::default()).is_penetrating() {
                 Some(false) => hi = mid,
                 _ => lo = mid,
             }
@@ -452,10 +453,10 @@ fn protocol<S32, S64>(
         it_d64.push(iterations(&d64));
         it_d32.push(iterations(&d32));
         for (k, (label, hit)) in [
-            ("collision f64", c64.is_colliding()),
-            ("collision f32", c32.is_colliding()),
-            ("distance f64", d64.is_colliding()),
-            ("distance f32", d32.is_colliding()),
+            ("collision f64", c64.is_penetrating()),
+            ("collision f32", c32.is_penetrating()),
+            ("distance f64", d64.is_penetrating()),
+            ("distance f32", d32.is_penetrating()),
         ]
         .iter()
         .enumerate()
@@ -473,13 +474,13 @@ fn protocol<S32, S64>(
                 rep.alarms.push(msg);
             }
         }
-        let mut cache = GjkCache::default();
-        let g64 = gjk::intersect(&x.a64, &x.b64, &b64, &mut cache).is_intersecting();
+        let mut cache = GjkWarmStart::default();
+        let g64 = gjk::intersect(&x.a64, &x.b64, &b64, &mut cache).is_penetrating();
         it_gjk.push(cache.iterations);
-        let g32 = gjk::intersect(&x.a32, &x.b32, &b32, &mut GjkCache::default()).is_intersecting();
+        let g32 = gjk::intersect(&x.a32, &x.b32, &b32, &mut GjkWarmStart::default()).is_penetrating();
         gjk_undet += g64.is_none() as usize;
         if x.s.abs() >= 1e-6 {
-            if let (Some(e), Some(g)) = (c64.is_colliding(), g64) {
+            if let (Some(e), Some(g)) = (c64.is_penetrating(), g64) {
                 if e != g {
                     dis64 += 1;
                     let msg = format!(
@@ -490,9 +491,9 @@ fn protocol<S32, S64>(
                     rep.alarms.push(msg);
                 }
             }
-            wrong_truth += (c64.is_colliding().is_some_and(|e| e != (x.s < 0.0))) as usize;
+            wrong_truth += (c64.is_penetrating().is_some_and(|e| e != (x.s < 0.0))) as usize;
         }
-        if let (Some(e), Some(g)) = (c32.is_colliding(), g32) {
+        if let (Some(e), Some(g)) = (c32.is_penetrating(), g32) {
             if e != g {
                 if x.gap.abs() < 1e-3 {
                     near32 += 1;
@@ -513,7 +514,7 @@ fn protocol<S32, S64>(
         }
         // Distance sanity against GJK (separated) and GJK + EPA (penetrating).
         if let Some(c) = d64.contact() {
-            match contact::contact(&x.a64, &x.b64, &Budget::default(), &mut GjkCache::default()) {
+            match contact::contact(&x.a64, &x.b64, &Budget::default(), &mut GjkWarmStart::default()) {
                 Proximity::Separated(sp) if x.s > 1e-6 => {
                     let e = c.signed_distance() - sp.distance;
                     sep_lo = sep_lo.min(e);
@@ -569,19 +570,20 @@ fn protocol<S32, S64>(
         Box::new(|i, m| {
             let x = &inst[i];
             for _ in 0..m {
-                black_box(ec64.solve(black_box(&x.a64), black_box(&x.b64), &mut EllipsoidWarmStart::default()));
+                let _ = black_box(ec64.solve(black_box(&x.a64), black_box(&x.b64), &mut EllipsoidWarmStart::default()));
             }
         }),
         Box::new(|i, m| {
             let x = &inst[i];
             for _ in 0..m {
-                black_box(gjk::intersect(black_box(&x.a64), black_box(&x.b64), &b64, &mut GjkCache::default()));
+                let _ =
+                    black_box(gjk::intersect(black_box(&x.a64), black_box(&x.b64), &b64, &mut GjkWarmStart::default()));
             }
         }),
         Box::new(|i, m| {
             let x = &inst[i];
             for _ in 0..m {
-                black_box(mpr::intersect(black_box(&x.a64), black_box(&x.b64), &b64));
+                let _ = black_box(mpr::intersect(black_box(&x.a64), black_box(&x.b64), &b64));
             }
         }),
         Box::new(|i, m| {
@@ -593,13 +595,14 @@ fn protocol<S32, S64>(
         Box::new(|i, m| {
             let x = &inst[i];
             for _ in 0..m {
-                black_box(ec32.solve(black_box(&x.a32), black_box(&x.b32), &mut EllipsoidWarmStart::default()));
+                let _ = black_box(ec32.solve(black_box(&x.a32), black_box(&x.b32), &mut EllipsoidWarmStart::default()));
             }
         }),
         Box::new(|i, m| {
             let x = &inst[i];
             for _ in 0..m {
-                black_box(gjk::intersect(black_box(&x.a32), black_box(&x.b32), &b32, &mut GjkCache::default()));
+                let _ =
+                    black_box(gjk::intersect(black_box(&x.a32), black_box(&x.b32), &b32, &mut GjkWarmStart::default()));
             }
         }),
     ];
@@ -632,7 +635,7 @@ fn protocol<S32, S64>(
     let ed = |i: usize, m: usize| {
         let x = &inst[i];
         for _ in 0..m {
-            black_box(ed64.solve(black_box(&x.a64), black_box(&x.b64), &mut EllipsoidWarmStart::default()));
+            let _ = black_box(ed64.solve(black_box(&x.a64), black_box(&x.b64), &mut EllipsoidWarmStart::default()));
         }
     };
     let mut sep_probes: Vec<Probe<'_>> = vec![
@@ -640,7 +643,8 @@ fn protocol<S32, S64>(
         Box::new(|i, m| {
             let x = &inst[i];
             for _ in 0..m {
-                black_box(gjk::distance(black_box(&x.a64), black_box(&x.b64), &b64, &mut GjkCache::default()));
+                let _ =
+                    black_box(gjk::distance(black_box(&x.a64), black_box(&x.b64), &b64, &mut GjkWarmStart::default()));
             }
         }),
     ];
@@ -651,13 +655,18 @@ fn protocol<S32, S64>(
         Box::new(|i, m| {
             let x = &inst[i];
             for _ in 0..m {
-                black_box(mpr::penetration(black_box(&x.a64), black_box(&x.b64), &b64));
+                let _ = black_box(mpr::penetration(black_box(&x.a64), black_box(&x.b64), &b64));
             }
         }),
         Box::new(|i, m| {
             let x = &inst[i];
             for _ in 0..m {
-                black_box(contact::contact(black_box(&x.a64), black_box(&x.b64), &b64, &mut GjkCache::default()));
+                let _ = black_box(contact::contact(
+                    black_box(&x.a64),
+                    black_box(&x.b64),
+                    &b64,
+                    &mut GjkWarmStart::default(),
+                ));
             }
         }),
     ];
@@ -723,7 +732,7 @@ fn protocol<S32, S64>(
     let mut variants: Vec<Pass<'_, Inst<S32, S64>>> = vec![
         Box::new(|tr| {
             for x in tr {
-                black_box(ed64.solve(black_box(&x.a64), black_box(&x.b64), &mut EllipsoidWarmStart::default()));
+                let _ = black_box(ed64.solve(black_box(&x.a64), black_box(&x.b64), &mut EllipsoidWarmStart::default()));
             }
         }),
         Box::new(|tr| {
@@ -732,26 +741,27 @@ fn protocol<S32, S64>(
                 if f > 0 {
                     warm.moved(x.moved);
                 }
-                black_box(ed64.solve(black_box(&x.a64), black_box(&x.b64), &mut warm));
+                let _ = black_box(ed64.solve(black_box(&x.a64), black_box(&x.b64), &mut warm));
             }
         }),
         Box::new(|tr| {
             let mut hints = EllipsoidWarmStart::default();
             for x in tr {
                 let mut w = with_hints(&hints);
-                black_box(ed64.solve(black_box(&x.a64), black_box(&x.b64), &mut w));
+                let _ = black_box(ed64.solve(black_box(&x.a64), black_box(&x.b64), &mut w));
                 hints = w;
             }
         }),
         Box::new(|tr| {
             for x in tr {
-                black_box(gjk::distance(black_box(&x.a64), black_box(&x.b64), &b64, &mut GjkCache::default()));
+                let _ =
+                    black_box(gjk::distance(black_box(&x.a64), black_box(&x.b64), &b64, &mut GjkWarmStart::default()));
             }
         }),
         Box::new(|tr| {
-            let mut cache = GjkCache::default();
+            let mut cache = GjkWarmStart::default();
             for x in tr {
-                black_box(gjk::distance(black_box(&x.a64), black_box(&x.b64), &b64, &mut cache));
+                let _ = black_box(gjk::distance(black_box(&x.a64), black_box(&x.b64), &b64, &mut cache));
             }
         }),
     ];
@@ -770,7 +780,7 @@ fn protocol<S32, S64>(
     ));
     if let Some((ti, f, s, c, w)) = worst.filter(|_| diff > 1e-6) {
         let x = &traj[ti][f];
-        let truth = match contact::contact(&x.a64, &x.b64, &Budget::default(), &mut GjkCache::default()) {
+        let truth = match contact::contact(&x.a64, &x.b64, &Budget::default(), &mut GjkWarmStart::default()) {
             Proximity::Separated(sp) => format!("GJK distance {:.6e}", sp.distance),
             Proximity::Penetrating(p) => format!("EPA depth {:.6e}", p.depth),
             Proximity::Undetermined { .. } => "GJK/EPA undetermined".into(),
@@ -832,7 +842,8 @@ where
             "ellipsoid_f32",
             Box::new(move || {
                 for x in inst {
-                    black_box(ec32.solve(black_box(&x.a32), black_box(&x.b32), &mut EllipsoidWarmStart::default()));
+                    let _ =
+                        black_box(ec32.solve(black_box(&x.a32), black_box(&x.b32), &mut EllipsoidWarmStart::default()));
                 }
             }),
         ),
@@ -841,7 +852,8 @@ where
             "ellipsoid_f64",
             Box::new(move || {
                 for x in inst {
-                    black_box(ec64.solve(black_box(&x.a64), black_box(&x.b64), &mut EllipsoidWarmStart::default()));
+                    let _ =
+                        black_box(ec64.solve(black_box(&x.a64), black_box(&x.b64), &mut EllipsoidWarmStart::default()));
                 }
             }),
         ),
@@ -850,7 +862,12 @@ where
             "gjk_f32",
             Box::new(move || {
                 for x in inst {
-                    black_box(gjk::intersect(black_box(&x.a32), black_box(&x.b32), &b32, &mut GjkCache::default()));
+                    let _ = black_box(gjk::intersect(
+                        black_box(&x.a32),
+                        black_box(&x.b32),
+                        &b32,
+                        &mut GjkWarmStart::default(),
+                    ));
                 }
             }),
         ),
@@ -859,7 +876,12 @@ where
             "gjk_f64",
             Box::new(move || {
                 for x in inst {
-                    black_box(gjk::intersect(black_box(&x.a64), black_box(&x.b64), &b64, &mut GjkCache::default()));
+                    let _ = black_box(gjk::intersect(
+                        black_box(&x.a64),
+                        black_box(&x.b64),
+                        &b64,
+                        &mut GjkWarmStart::default(),
+                    ));
                 }
             }),
         ),
@@ -868,7 +890,7 @@ where
             "mpr_f64",
             Box::new(move || {
                 for x in inst {
-                    black_box(mpr::intersect(black_box(&x.a64), black_box(&x.b64), &b64));
+                    let _ = black_box(mpr::intersect(black_box(&x.a64), black_box(&x.b64), &b64));
                 }
             }),
         ),
@@ -886,7 +908,8 @@ where
             "ellipsoid_f64",
             Box::new(move || {
                 for x in inst {
-                    black_box(ed64.solve(black_box(&x.a64), black_box(&x.b64), &mut EllipsoidWarmStart::default()));
+                    let _ =
+                        black_box(ed64.solve(black_box(&x.a64), black_box(&x.b64), &mut EllipsoidWarmStart::default()));
                 }
             }),
         ),
@@ -895,7 +918,12 @@ where
             "gjk_f64",
             Box::new(move || {
                 for x in inst {
-                    black_box(gjk::distance(black_box(&x.a64), black_box(&x.b64), &b64, &mut GjkCache::default()));
+                    let _ = black_box(gjk::distance(
+                        black_box(&x.a64),
+                        black_box(&x.b64),
+                        &b64,
+                        &mut GjkWarmStart::default(),
+                    ));
                 }
             }),
         ),
@@ -904,7 +932,12 @@ where
             "contact_f64",
             Box::new(move || {
                 for x in inst {
-                    black_box(contact::contact(black_box(&x.a64), black_box(&x.b64), &b64, &mut GjkCache::default()));
+                    let _ = black_box(contact::contact(
+                        black_box(&x.a64),
+                        black_box(&x.b64),
+                        &b64,
+                        &mut GjkWarmStart::default(),
+                    ));
                 }
             }),
         ),

@@ -11,10 +11,11 @@ use std::time::{Duration, Instant};
 
 use nalgebra::{Rotation3, Translation3, Unit, Vector3};
 use narrowphase::gpu::{GpuParticles, GpuShape};
+use narrowphase::math::Pose;
 use narrowphase::sdf::grid::{fill_first_order, GridLayout};
 use narrowphase::sdf::particles::{particle_contacts, ParticleContact, ParticleParams};
 use narrowphase::sdf::Torus;
-use narrowphase::shape::{Capsule, Cuboid, Cylinder, Placed, Pose, Sphere};
+use narrowphase::shape::{Capsule, Cuboid, Cylinder, Placed, Sphere};
 
 /// A small deterministic generator (no rand dependency in the bench).
 struct Lcg(u64);

@@ -12,15 +12,15 @@
 //! - `es2`, `ee2`: the 2D twins (superellipse 1.5 × 1, ε = 0.5; ellipses).
 //!
 //! # Cases (criterion groups `<workload>_hit`, f64 unless marked)
-//! - `exact` / `exact_f32`: our Algorithm 1, [`Mode::Decide`];
-//!   `exact_margin`: [`Mode::Margin`] (converged margin and witness);
+//! - `exact` / `exact_f32`: our Algorithm 1, [`Stop::Decided`];
+//!   `exact_margin`: [`Stop::Converged`] (converged margin and witness);
 //! - `asc` / `asc_f32` (E–E only): the algebraic condition;
 //! - `gjk_sm`: `gjk::intersect` on the exact support maps (superquadric or
 //!   ellipsoid against ellipsoid), exact too;
 //! - `gjk_mesh25`, `gjk_mesh100` (3D), `gjk_mesh50` (2D, prisms):
 //!   `gjk::intersect` between the moving ellipsoid's exact support map and an
 //!   inscribed hull of the fixed body with the paper's Table II vertex counts
-//!   (hill-climbing support maps with warm hints, cold `GjkCache`).
+//!   (hill-climbing support maps with warm hints, cold `GjkWarmStart`).
 //!
 //! Each criterion iteration runs every pose once; divide the median by
 //! [`POSES`] for the time per query. Agreement with the exact answers and
@@ -37,10 +37,11 @@ use std::hint::black_box;
 use criterion::{criterion_group, criterion_main, Criterion};
 use nalgebra::{Matrix3, Point3, Rotation2, Rotation3, Translation2, Translation3, UnitQuaternion, Vector2, Vector3};
 use narrowphase::hull::{quickhull, OwnedPolytope};
+use narrowphase::math::Pose2;
 use narrowphase::minkowski::ellipsoid_pair::{ellipses, ellipsoids};
-use narrowphase::minkowski::superquadric::{ellipse_superellipse, ellipsoid_superquadric, Mode};
-use narrowphase::minkowski::Pose2;
+use narrowphase::minkowski::superquadric::{ellipse_superellipse, ellipsoid_superquadric};
 use narrowphase::prelude::*;
+use narrowphase::query::Stop;
 use narrowphase::sdf::Sdf;
 use narrowphase::shape::{Ellipse, Superellipse, Superquadric};
 use rand::{Rng, SeedableRng};
@@ -119,8 +120,8 @@ fn poses2(rng: &mut ChaCha8Rng, l: f64) -> Vec<(Pose2<f64>, Pose<f64>)> {
 }
 
 fn gjk_hit<A: SupportMap<f64>, B: SupportMap<f64>>(a: &A, b: &B) -> (Option<bool>, u32) {
-    let mut cache = GjkCache::default();
-    let hit = gjk::intersect(a, b, &Budget::default(), &mut cache).is_intersecting();
+    let mut cache = GjkWarmStart::default();
+    let hit = gjk::intersect(a, b, &Budget::default(), &mut cache).is_penetrating();
     (hit, cache.iterations)
 }
 
@@ -161,8 +162,8 @@ fn bench(c: &mut Criterion) {
         let exact_runs: Vec<(Option<bool>, u32)> = poses
             .iter()
             .map(|p| {
-                let o = ellipsoid_superquadric(fixed, &id, &eb, p, &budget, Mode::Decide);
-                (o.is_colliding(), o.iterations())
+                let o = ellipsoid_superquadric(fixed, &id, &eb, p, &budget, Stop::Decided);
+                (o.is_penetrating(), o.iterations())
             })
             .collect();
         let exact: Vec<bool> = exact_runs.iter().map(|r| r.0.unwrap_or(true)).collect();
@@ -171,16 +172,16 @@ fn bench(c: &mut Criterion) {
         let margin: Vec<_> = poses
             .iter()
             .map(|p| {
-                let o = ellipsoid_superquadric(fixed, &id, &eb, p, &budget, Mode::Margin);
-                (o.is_colliding(), o.iterations())
+                let o = ellipsoid_superquadric(fixed, &id, &eb, p, &budget, Stop::Converged);
+                (o.is_penetrating(), o.iterations())
             })
             .collect();
         report("exact (Margin)", &exact, &margin);
         let f32runs: Vec<_> = poses32
             .iter()
             .map(|p| {
-                let o = ellipsoid_superquadric(fixed32, &Pose::identity(), &eb32, p, &Budget::default(), Mode::Decide);
-                (o.is_colliding(), o.iterations())
+                let o = ellipsoid_superquadric(fixed32, &Pose::identity(), &eb32, p, &Budget::default(), Stop::Decided);
+                (o.is_penetrating(), o.iterations())
             })
             .collect();
         report("exact f32 (Decide)", &exact, &f32runs);
@@ -191,10 +192,10 @@ fn bench(c: &mut Criterion) {
             report(&format!("gjk mesh{}", [25, 100][k]), &exact, &m);
         }
         if wl == "ee3" {
-            let asc: Vec<_> = poses.iter().map(|p| (ellipsoids(&ea, &id, &eb, p).is_colliding(), 0)).collect();
+            let asc: Vec<_> = poses.iter().map(|p| (ellipsoids(&ea, &id, &eb, p).is_penetrating(), 0)).collect();
             report("asc", &exact, &asc);
             let asc32: Vec<_> =
-                poses32.iter().map(|p| (ellipsoids(&ea32, &Pose::identity(), &eb32, p).is_colliding(), 0)).collect();
+                poses32.iter().map(|p| (ellipsoids(&ea32, &Pose::identity(), &eb32, p).is_penetrating(), 0)).collect();
             report("asc f32", &exact, &asc32);
         }
 
@@ -207,7 +208,8 @@ fn bench(c: &mut Criterion) {
                 "exact".into(),
                 Box::new(|| {
                     for p in &poses {
-                        black_box(ellipsoid_superquadric(fixed, &id, &eb, black_box(p), &budget, Mode::Decide));
+                        let _ =
+                            black_box(ellipsoid_superquadric(fixed, &id, &eb, black_box(p), &budget, Stop::Decided));
                     }
                 }),
             ),
@@ -215,7 +217,8 @@ fn bench(c: &mut Criterion) {
                 "exact_f32".into(),
                 Box::new(|| {
                     for p in &poses32 {
-                        black_box(ellipsoid_superquadric(fixed32, &id32, &eb32, black_box(p), &b32, Mode::Decide));
+                        let _ =
+                            black_box(ellipsoid_superquadric(fixed32, &id32, &eb32, black_box(p), &b32, Stop::Decided));
                     }
                 }),
             ),
@@ -223,7 +226,8 @@ fn bench(c: &mut Criterion) {
                 "exact_margin".into(),
                 Box::new(|| {
                     for p in &poses {
-                        black_box(ellipsoid_superquadric(fixed, &id, &eb, black_box(p), &budget, Mode::Margin));
+                        let _ =
+                            black_box(ellipsoid_superquadric(fixed, &id, &eb, black_box(p), &budget, Stop::Converged));
                     }
                 }),
             ),
@@ -231,8 +235,8 @@ fn bench(c: &mut Criterion) {
                 "gjk_sm".into(),
                 Box::new(|| {
                     for p in &poses {
-                        let mut cache = GjkCache::default();
-                        black_box(gjk::intersect(&a_sm, &Placed::new(eb, *black_box(p)), &budget, &mut cache));
+                        let mut cache = GjkWarmStart::default();
+                        let _ = black_box(gjk::intersect(&a_sm, &Placed::new(eb, *black_box(p)), &budget, &mut cache));
                     }
                 }),
             ),
@@ -243,8 +247,8 @@ fn bench(c: &mut Criterion) {
                 format!("gjk_mesh{}", [25, 100][k]),
                 Box::new(move || {
                     for p in poses {
-                        let mut cache = GjkCache::default();
-                        black_box(gjk::intersect(a, &Placed::new(eb, *black_box(p)), &budget, &mut cache));
+                        let mut cache = GjkWarmStart::default();
+                        let _ = black_box(gjk::intersect(a, &Placed::new(eb, *black_box(p)), &budget, &mut cache));
                     }
                 }),
             ));
@@ -254,7 +258,7 @@ fn bench(c: &mut Criterion) {
                 "asc".into(),
                 Box::new(|| {
                     for p in &poses {
-                        black_box(ellipsoids(&ea, &id, &eb, black_box(p)));
+                        let _ = black_box(ellipsoids(&ea, &id, &eb, black_box(p)));
                     }
                 }),
             ));
@@ -262,7 +266,7 @@ fn bench(c: &mut Criterion) {
                 "asc_f32".into(),
                 Box::new(|| {
                     for p in &poses32 {
-                        black_box(ellipsoids(&ea32, &id32, &eb32, black_box(p)));
+                        let _ = black_box(ellipsoids(&ea32, &id32, &eb32, black_box(p)));
                     }
                 }),
             ));
@@ -285,8 +289,8 @@ fn bench(c: &mut Criterion) {
         let exact_runs: Vec<_> = poses
             .iter()
             .map(|(p2, _)| {
-                let o = ellipse_superellipse(fixed, &Pose2::identity(), &e2b, p2, &budget, Mode::Decide);
-                (o.is_colliding(), o.iterations())
+                let o = ellipse_superellipse(fixed, &Pose2::identity(), &e2b, p2, &budget, Stop::Decided);
+                (o.is_penetrating(), o.iterations())
             })
             .collect();
         let exact: Vec<bool> = exact_runs.iter().map(|r| r.0.unwrap_or(true)).collect();
@@ -296,8 +300,10 @@ fn bench(c: &mut Criterion) {
             poses.iter().map(|(_, p3)| gjk_hit(&Placed::new(poly, id), &Placed::new(&prism_b, *p3))).collect();
         report("gjk mesh50 (prisms)", &exact, &m);
         if wl == "ee2" {
-            let asc: Vec<_> =
-                poses.iter().map(|(p2, _)| (ellipses(&e2a, &Pose2::identity(), &e2b, p2).is_colliding(), 0)).collect();
+            let asc: Vec<_> = poses
+                .iter()
+                .map(|(p2, _)| (ellipses(&e2a, &Pose2::identity(), &e2b, p2).is_penetrating(), 0))
+                .collect();
             report("asc", &exact, &asc);
             let sm: Vec<_> =
                 poses.iter().map(|(_, p3)| gjk_hit(&Placed::new(&prism_a, id), &Placed::new(&prism_b, *p3))).collect();
@@ -309,13 +315,13 @@ fn bench(c: &mut Criterion) {
                 "exact".into(),
                 Box::new(|| {
                     for (p2, _) in &poses {
-                        black_box(ellipse_superellipse(
+                        let _ = black_box(ellipse_superellipse(
                             fixed,
                             &Pose2::identity(),
                             &e2b,
                             black_box(p2),
                             &budget,
-                            Mode::Decide,
+                            Stop::Decided,
                         ));
                     }
                 }),
@@ -324,8 +330,13 @@ fn bench(c: &mut Criterion) {
                 "gjk_mesh50".into(),
                 Box::new(|| {
                     for (_, p3) in &poses {
-                        let mut cache = GjkCache::default();
-                        black_box(gjk::intersect(&a_m, &Placed::new(&prism_b, *black_box(p3)), &budget, &mut cache));
+                        let mut cache = GjkWarmStart::default();
+                        let _ = black_box(gjk::intersect(
+                            &a_m,
+                            &Placed::new(&prism_b, *black_box(p3)),
+                            &budget,
+                            &mut cache,
+                        ));
                     }
                 }),
             ),
@@ -335,7 +346,7 @@ fn bench(c: &mut Criterion) {
                 "asc".into(),
                 Box::new(|| {
                     for (p2, _) in &poses {
-                        black_box(ellipses(&e2a, &Pose2::identity(), &e2b, black_box(p2)));
+                        let _ = black_box(ellipses(&e2a, &Pose2::identity(), &e2b, black_box(p2)));
                     }
                 }),
             ));

@@ -9,8 +9,8 @@
 //! - `tori`: two linked rings (core 1, tube 0.25) turned by random small
 //!   angles about the scene of `tests/sdf_interval.rs` (two overlap regions).
 //!
-//! Cases `decide_d{4,6,8}` ([`OctreeMode::Decide`]: stop at the first cell
-//! inside both) and `collect_d{4,6}` ([`OctreeMode::Collect`]: the whole
+//! Cases `decide_d{4,6,8}` ([`Stop::Decided`]: stop at the first cell
+//! inside both) and `collect_d{4,6}` ([`Stop::Converged`]: the whole
 //! region, the detection points). Each criterion iteration runs every pose
 //! once: divide by [`POSES`]. The cells visited (median, max) and verdict
 //! counts are printed before timing.
@@ -25,7 +25,8 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use nalgebra::{Matrix3, Rotation3, Vector3};
 use narrowphase::math::Real;
 use narrowphase::prelude::*;
-use narrowphase::sdf::octree::{self, Cell, KeptCell, OctreeMode, OctreeParams, OctreeVerdict};
+use narrowphase::query::Stop;
+use narrowphase::sdf::octree::{self, Cell, KeptCell, OctreeParams, OctreeVerdict};
 use narrowphase::sdf::{IntervalSdf, Torus, Transformed};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -132,10 +133,10 @@ const WORKLOADS: [&str; 4] = ["balls_hit", "balls_apart", "boxes", "tori"];
 fn cases() -> Vec<(String, OctreeParams)> {
     let mut v = Vec::new();
     for d in [4u8, 6, 8] {
-        v.push((format!("decide_d{d}"), OctreeParams { max_depth: d, max_cells: 1 << 20, mode: OctreeMode::Decide }));
+        v.push((format!("decide_d{d}"), OctreeParams { max_depth: d, max_cells: 1 << 20, stop: Stop::Decided }));
     }
     for d in [4u8, 6] {
-        v.push((format!("collect_d{d}"), OctreeParams { max_depth: d, max_cells: 1 << 20, mode: OctreeMode::Collect }));
+        v.push((format!("collect_d{d}"), OctreeParams { max_depth: d, max_cells: 1 << 20, stop: Stop::Converged }));
     }
     v
 }
@@ -166,9 +167,9 @@ fn table<R: Real>(label: &str) {
                 "| {w} | {name} | {} | {} | {} | {} | {} |",
                 v[v.len() / 2],
                 v[v.len() - 1],
-                count(|v| *v == OctreeVerdict::Intersecting),
+                count(|v| *v == OctreeVerdict::Penetrating),
                 count(|v| *v == OctreeVerdict::Separated),
-                count(|v| matches!(v, OctreeVerdict::Undecided(_)))
+                count(|v| matches!(v, OctreeVerdict::Undetermined { .. }))
             );
         }
     }

@@ -24,7 +24,7 @@
 //! - `dist` (all random poses): ours `gjk::distance` cold (f32), parry3d
 //!   `query::distance`; for `box` also `parry_gjk` (parry's generic GJK — its
 //!   `query::distance` has a dedicated cuboid–cuboid routine).
-//! - `seq` (trajectories): ours cold, ours warm (one `GjkCache` per pair,
+//! - `seq` (trajectories): ours cold, ours warm (one `GjkWarmStart` per pair,
 //!   reset at the first frame), parry3d `query::distance`.
 //! - `hit` (all random poses): ours `gjk::intersect` and `mpr::intersect`
 //!   (f32 and f64), parry3d `query::intersection_test`, libccd
@@ -154,13 +154,13 @@ fn pose(t: Vector3<f64>, r: Rotation3<f64>) -> Pose<f64> {
 
 struct CcdBody<'a, S> {
     shape: &'a S,
-    hint: Cell<SupportHint>,
+    hint: Cell<SupportWarmStart>,
 }
 
 impl<'a, S> CcdBody<'a, S> {
     #[inline(always)]
     fn new(shape: &'a S) -> Self {
-        Self { shape, hint: Cell::new(SupportHint(0)) }
+        Self { shape, hint: Cell::new(SupportWarmStart(0)) }
     }
 }
 
@@ -185,13 +185,13 @@ impl<S: SupportMap<f64>> Convex for CcdBody<'_, S> {
 fn gjk_signed<R: Real>(o: &GjkOutcome<R>) -> Option<f64> {
     match o {
         GjkOutcome::Separated(s) => Some(s.distance.to_f64()),
-        GjkOutcome::Intersecting(_) => Some(0.0),
+        GjkOutcome::Penetrating(_) => Some(0.0),
         GjkOutcome::Undetermined { .. } => None,
     }
 }
 
 fn mpr_hit<R: Real>(o: &mpr::MprOutcome<R>) -> Option<bool> {
-    o.is_intersecting()
+    o.is_penetrating()
 }
 
 // ---------------------------------------------------------------------------
@@ -287,7 +287,7 @@ where
         let mut shaky = false;
         for _ in 0..60 {
             let mid = 0.5 * (lo + hi);
-            match gjk::intersect(&a, &b_at(mid), &budget, &mut GjkCache::default()).is_intersecting() {
+            match gjk::intersect(&a, &b_at(mid), &budget, &mut GjkWarmStart::default()).is_penetrating() {
                 Some(true) => lo = mid,
                 Some(false) => hi = mid,
                 None => {
@@ -432,11 +432,11 @@ fn report_checks<SA32, SB32, SA64, SB64>(
         .ours32
         .iter()
         .map(|(a, b)| {
-            let mut cache = GjkCache::default();
+            let mut cache = GjkWarmStart::default();
             let d = gjk_signed(&gjk::distance(a, b, &budget32, &mut cache));
             it_cold.push(cache.iterations);
-            let mut cache = GjkCache::default();
-            gjk::intersect(a, b, &budget32, &mut cache);
+            let mut cache = GjkWarmStart::default();
+            let _ = gjk::intersect(a, b, &budget32, &mut cache);
             it_hit.push(cache.iterations);
             d
         })
@@ -460,12 +460,12 @@ fn report_checks<SA32, SB32, SA64, SB64>(
     let reference: Vec<Option<f64>> = poses
         .ours64
         .iter()
-        .map(|(a, b)| match gjk::distance(a, b, &budget64, &mut GjkCache::default()) {
+        .map(|(a, b)| match gjk::distance(a, b, &budget64, &mut GjkWarmStart::default()) {
             GjkOutcome::Separated(s) => {
                 loose += (s.bounds.gap() > 1e-9) as usize;
                 Some(s.distance)
             }
-            GjkOutcome::Intersecting(_) => Some(0.0),
+            GjkOutcome::Penetrating(_) => Some(0.0),
             GjkOutcome::Undetermined { .. } => None,
         })
         .collect();
@@ -499,9 +499,9 @@ fn report_checks<SA32, SB32, SA64, SB64>(
     let mut it_w = vec![];
     let mut warm_vs_cold: f64 = 0.0;
     for tr in seq.ours32.chunks(FRAMES) {
-        let mut warm = GjkCache::default();
+        let mut warm = GjkWarmStart::default();
         for (a, b) in tr {
-            let mut cold = GjkCache::default();
+            let mut cold = GjkWarmStart::default();
             let dc = gjk_signed(&gjk::distance(a, b, &budget32, &mut cold));
             let dw = gjk_signed(&gjk::distance(a, b, &budget32, &mut warm));
             it_c.push(cold.iterations);
@@ -538,7 +538,7 @@ fn report_checks<SA32, SB32, SA64, SB64>(
         "   hit: wrong/near-contact/undetermined vs construction: ours_gjk {} ours_mpr {} ours_gjk64 {} ours_mpr64 {} parry {} ccd_gjk {} ccd_mpr {}",
         count(&|i| {
             let (a, b) = &poses.ours32[i];
-            gjk::intersect(a, b, &budget32, &mut GjkCache::default()).is_intersecting()
+            gjk::intersect(a, b, &budget32, &mut GjkWarmStart::default()).is_penetrating()
         }),
         count(&|i| {
             let (a, b) = &poses.ours32[i];
@@ -546,7 +546,7 @@ fn report_checks<SA32, SB32, SA64, SB64>(
         }),
         count(&|i| {
             let (a, b) = &poses.ours64[i];
-            gjk::intersect(a, b, &budget_vs_ccd(), &mut GjkCache::default()).is_intersecting()
+            gjk::intersect(a, b, &budget_vs_ccd(), &mut GjkWarmStart::default()).is_penetrating()
         }),
         count(&|i| {
             let (a, b) = &poses.ours64[i];
@@ -569,9 +569,9 @@ fn report_checks<SA32, SB32, SA64, SB64>(
     // EPA iterations (f32, default budget) after GJK's terminal simplex.
     let mut it_epa = vec![];
     for (a, b) in &pen.ours32 {
-        if let GjkOutcome::Intersecting(simplex) = gjk::distance(a, b, &budget32, &mut GjkCache::default()) {
+        if let GjkOutcome::Penetrating(simplex) = gjk::distance(a, b, &budget32, &mut GjkWarmStart::default()) {
             let mut epa = narrowphase::support::epa::DefaultEpa::<f32>::new();
-            epa.penetration(a, b, &simplex, &budget32);
+            let _ = epa.penetration(a, b, &simplex, &budget32);
             it_epa.push(epa.iterations());
         }
     }
@@ -606,13 +606,16 @@ fn report_checks<SA32, SB32, SA64, SB64>(
     let answers: Vec<(&str, Vec<Answer>)> = vec![
         (
             "ours_epa_f32",
-            pen.ours32.iter().map(|(a, b)| prox(contact::contact(a, b, &budget32, &mut GjkCache::default()))).collect(),
+            pen.ours32
+                .iter()
+                .map(|(a, b)| prox(contact::contact(a, b, &budget32, &mut GjkWarmStart::default())))
+                .collect(),
         ),
         (
             "ours_epa_f64",
             pen.ours64
                 .iter()
-                .map(|(a, b)| prox64(contact::contact(a, b, &budget_vs_ccd(), &mut GjkCache::default())))
+                .map(|(a, b)| prox64(contact::contact(a, b, &budget_vs_ccd(), &mut GjkWarmStart::default())))
                 .collect(),
         ),
         (
@@ -723,7 +726,7 @@ where
         n,
         Box::new(move || {
             for (a, b) in &poses.ours32 {
-                black_box(gjk::distance(black_box(a), black_box(b), &b32, &mut GjkCache::default()));
+                let _ = black_box(gjk::distance(black_box(a), black_box(b), &b32, &mut GjkWarmStart::default()));
             }
         }),
     );
@@ -760,7 +763,7 @@ where
         n,
         Box::new(move || {
             for (a, b) in &seq.ours32 {
-                black_box(gjk::distance(black_box(a), black_box(b), &b32, &mut GjkCache::default()));
+                let _ = black_box(gjk::distance(black_box(a), black_box(b), &b32, &mut GjkWarmStart::default()));
             }
         }),
     );
@@ -770,9 +773,9 @@ where
         n,
         Box::new(move || {
             for tr in seq.ours32.chunks(FRAMES) {
-                let mut cache = GjkCache::default();
+                let mut cache = GjkWarmStart::default();
                 for (a, b) in tr {
-                    black_box(gjk::distance(black_box(a), black_box(b), &b32, &mut cache));
+                    let _ = black_box(gjk::distance(black_box(a), black_box(b), &b32, &mut cache));
                 }
             }
         }),
@@ -796,7 +799,7 @@ where
         n,
         Box::new(move || {
             for (a, b) in &poses.ours32 {
-                black_box(gjk::intersect(black_box(a), black_box(b), &b32, &mut GjkCache::default()));
+                let _ = black_box(gjk::intersect(black_box(a), black_box(b), &b32, &mut GjkWarmStart::default()));
             }
         }),
     );
@@ -806,7 +809,7 @@ where
         n,
         Box::new(move || {
             for (a, b) in &poses.ours32 {
-                black_box(mpr::intersect(black_box(a), black_box(b), &b32));
+                let _ = black_box(mpr::intersect(black_box(a), black_box(b), &b32));
             }
         }),
     );
@@ -840,7 +843,7 @@ where
         n,
         Box::new(move || {
             for (a, b) in &poses.ours64 {
-                black_box(gjk::intersect(black_box(a), black_box(b), &b64, &mut GjkCache::default()));
+                let _ = black_box(gjk::intersect(black_box(a), black_box(b), &b64, &mut GjkWarmStart::default()));
             }
         }),
     );
@@ -850,7 +853,7 @@ where
         n,
         Box::new(move || {
             for (a, b) in &poses.ours64 {
-                black_box(mpr::intersect(black_box(a), black_box(b), &b64));
+                let _ = black_box(mpr::intersect(black_box(a), black_box(b), &b64));
             }
         }),
     );
@@ -883,7 +886,7 @@ where
         n,
         Box::new(move || {
             for (a, b) in &pen.ours32 {
-                black_box(contact::contact(black_box(a), black_box(b), &b32, &mut GjkCache::default()));
+                let _ = black_box(contact::contact(black_box(a), black_box(b), &b32, &mut GjkWarmStart::default()));
             }
         }),
     );
@@ -893,7 +896,7 @@ where
         n,
         Box::new(move || {
             for (a, b) in &pen.ours32 {
-                black_box(mpr::penetration(black_box(a), black_box(b), &b32));
+                let _ = black_box(mpr::penetration(black_box(a), black_box(b), &b32));
             }
         }),
     );
@@ -913,7 +916,7 @@ where
         n,
         Box::new(move || {
             for (a, b) in &pen.ours64 {
-                black_box(contact::contact(black_box(a), black_box(b), &b64, &mut GjkCache::default()));
+                let _ = black_box(contact::contact(black_box(a), black_box(b), &b64, &mut GjkWarmStart::default()));
             }
         }),
     );
@@ -923,7 +926,7 @@ where
         n,
         Box::new(move || {
             for (a, b) in &pen.ours64 {
-                black_box(mpr::penetration(black_box(a), black_box(b), &b64));
+                let _ = black_box(mpr::penetration(black_box(a), black_box(b), &b64));
             }
         }),
     );
@@ -1077,7 +1080,8 @@ fn run<SA32, SB32, SA64, SB64>(
             0.3,
         );
         let (a, b) = &probe.ours32[0];
-        let ours = gjk_signed(&gjk::distance(a, b, &Budget::default(), &mut GjkCache::default())).unwrap_or(f64::NAN);
+        let ours =
+            gjk_signed(&gjk::distance(a, b, &Budget::default(), &mut GjkWarmStart::default())).unwrap_or(f64::NAN);
         let parry = parry_distance(&probe.parry[0], &spec.pa, &spec.pb);
         assert!((ours - parry).abs() < 1e-3, "{}: ours {ours} vs parry {parry} on a separated pair", spec.name);
     }

@@ -22,10 +22,11 @@
 
 use nalgebra::{Matrix3, Point3, Rotation2, Rotation3, Translation2, Translation3, UnitQuaternion, Vector2, Vector3};
 use narrowphase::hull::{quickhull, OwnedPolytope};
+use narrowphase::math::Pose2;
 use narrowphase::minkowski::ellipsoid_pair::{ellipses, ellipsoids};
-use narrowphase::minkowski::superquadric::{ellipse_superellipse, ellipsoid_superquadric, Mode};
-use narrowphase::minkowski::Pose2;
+use narrowphase::minkowski::superquadric::{ellipse_superellipse, ellipsoid_superquadric};
 use narrowphase::prelude::*;
+use narrowphase::query::Stop;
 use narrowphase::shape::{Ellipse, Superellipse, Superquadric};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -83,7 +84,7 @@ fn ellipse_prism(b: &[f64; 2]) -> Affine<Cylinder<f64>, f64> {
 }
 
 fn gjk_hit<A: SupportMap<f64>, B: SupportMap<f64>>(a: &A, b: &B, und: &mut u32) -> bool {
-    match gjk::intersect(a, b, &Budget::default(), &mut GjkCache::default()).is_intersecting() {
+    match gjk::intersect(a, b, &Budget::default(), &mut GjkWarmStart::default()).is_penetrating() {
         Some(h) => h,
         None => {
             *und += 1;
@@ -163,12 +164,12 @@ fn main() {
         let pose = Pose::from_parts(Translation3::from(t), rot);
         let b = Placed::new(eb, pose);
         // E–E.
-        let exact = ellipsoid_superquadric(&ea_sq, &id, &eb, &pose, &Budget::default(), Mode::Decide).is_colliding();
+        let exact = ellipsoid_superquadric(&ea_sq, &id, &eb, &pose, &Budget::default(), Stop::Decided).is_penetrating();
         let exact = exact.unwrap_or_else(|| {
             und_exact += 1;
             false
         });
-        let asc = ellipsoids(&ea, &id, &eb, &pose).is_colliding() == Some(true);
+        let asc = ellipsoids(&ea, &id, &eb, &pose).is_penetrating() == Some(true);
         let g = gjk_hit(&Placed::new(ea, id), &b, &mut und);
         let m1 = gjk_hit(&Placed::new(ea_p1, id), &b, &mut und);
         let m2 = gjk_hit(&Placed::new(ea_p2, id), &b, &mut und);
@@ -180,11 +181,11 @@ fn main() {
         ee_mismatch += u64::from(asc != exact);
         subset_violations += u32::from((m1 || m2) && !exact);
         // E–S.
-        let out_es = ellipsoid_superquadric(&sq, &id, &eb, &pose, &Budget::default(), Mode::Decide);
-        if out_es.is_colliding().is_none() && std::env::var_os("ACCURACY_DEBUG").is_some() {
+        let out_es = ellipsoid_superquadric(&sq, &id, &eb, &pose, &Budget::default(), Stop::Decided);
+        if out_es.is_penetrating().is_none() && std::env::var_os("ACCURACY_DEBUG").is_some() {
             eprintln!("undetermined 3D E-S at {pose:?}: {out_es:?}");
         }
-        let exact = out_es.is_colliding().unwrap_or_else(|| {
+        let exact = out_es.is_penetrating().unwrap_or_else(|| {
             und_exact += 1;
             false
         });
@@ -218,13 +219,13 @@ fn main() {
         let pose3 =
             Pose::from_parts(Translation3::new(t.x, t.y, 0.0), Rotation3::from_axis_angle(&Vector3::z_axis(), ang));
         let b = Placed::new(&pb, pose3);
-        let exact = ellipse_superellipse(&e2a_se, &id2, &e2b, &pose2, &Budget::default(), Mode::Decide)
-            .is_colliding()
+        let exact = ellipse_superellipse(&e2a_se, &id2, &e2b, &pose2, &Budget::default(), Stop::Decided)
+            .is_penetrating()
             .unwrap_or_else(|| {
                 und_exact += 1;
                 false
             });
-        let asc = ellipses(&e2a, &id2, &e2b, &pose2).is_colliding() == Some(true);
+        let asc = ellipses(&e2a, &id2, &e2b, &pose2).is_penetrating() == Some(true);
         let g = gjk_hit(&Placed::new(&pa, id), &b, &mut und);
         let m = gjk_hit(&Placed::new(e2a_p, id), &b, &mut und);
         ee2_exact += u64::from(exact);
@@ -233,11 +234,11 @@ fn main() {
         ee2_m += u64::from(m);
         ee2_mismatch += u64::from(asc != exact);
         subset_violations += u32::from(m && !exact);
-        let out2 = ellipse_superellipse(&se, &id2, &e2b, &pose2, &Budget::default(), Mode::Decide);
-        if out2.is_colliding().is_none() && std::env::var_os("ACCURACY_DEBUG").is_some() {
+        let out2 = ellipse_superellipse(&se, &id2, &e2b, &pose2, &Budget::default(), Stop::Decided);
+        if out2.is_penetrating().is_none() && std::env::var_os("ACCURACY_DEBUG").is_some() {
             eprintln!("undetermined 2D E-S at {:?} {}: {out2:?}", t, ang);
         }
-        let exact = out2.is_colliding().unwrap_or_else(|| {
+        let exact = out2.is_penetrating().unwrap_or_else(|| {
             und_exact += 1;
             false
         });

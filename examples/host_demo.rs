@@ -1,7 +1,7 @@
 //! A robot control tick on the host: a gripper, a tool tip, a second arm's
 //! link and five fixed obstacles move through 100 ticks (10 ms each). Every
 //! tick runs, for each of eight pairs:
-//! - GJK distance with the pair's own warm-started [`GjkCache`], as a
+//! - GJK distance with the pair's own warm-started [`GjkWarmStart`], as a
 //!   controller would;
 //! - EPA (one caller-owned workspace, reused) when GJK finds contact: the
 //!   penetration depth and normal (`support::contact::contact` packages these
@@ -209,7 +209,7 @@ enum Check {
 struct PairStats {
     name: &'static str,
     check: Check,
-    cache: GjkCache<f32>,
+    cache: GjkWarmStart<f32>,
     min_distance: f32,
     min_tick: usize,
     contacts: usize,
@@ -231,7 +231,7 @@ impl PairStats {
         Self {
             name,
             check,
-            cache: GjkCache::default(),
+            cache: GjkWarmStart::default(),
             min_distance: f32::INFINITY,
             min_tick: 0,
             contacts: 0,
@@ -255,7 +255,7 @@ fn describe(o: &GjkOutcome<f32>) -> String {
         GjkOutcome::Separated(s) => {
             format!("separated  d = {:9.6} m  bounds [{:9.6}, {:9.6}]", s.distance, s.bounds.lower, s.bounds.upper)
         }
-        GjkOutcome::Intersecting(simplex) => format!("CONTACT    (terminal simplex of {} points)", simplex.len()),
+        GjkOutcome::Penetrating(simplex) => format!("CONTACT    (terminal simplex of {} points)", simplex.len()),
         GjkOutcome::Undetermined { reason, bounds } => {
             format!("UNDETERMINED {reason:?}  bounds [{:e}, {:e}]", bounds.lower, bounds.upper)
         }
@@ -287,7 +287,7 @@ fn describe_mpr(o: &MprOutcome<f32>) -> String {
 fn distance_of(o: &GjkOutcome<f32>) -> Option<f32> {
     match o {
         GjkOutcome::Separated(s) => Some(s.distance),
-        GjkOutcome::Intersecting(_) => Some(0.0),
+        GjkOutcome::Penetrating(_) => Some(0.0),
         GjkOutcome::Undetermined { .. } => None,
     }
 }
@@ -440,16 +440,16 @@ fn tick_pair(
     let started = Instant::now();
     let warm = gjk::distance(a, b, &settings.distance, &mut stats.cache);
     let depth = match &warm {
-        GjkOutcome::Intersecting(simplex) => Some(epa.penetration(a, b, simplex, &settings.depth)),
+        GjkOutcome::Penetrating(simplex) => Some(epa.penetration(a, b, simplex, &settings.depth)),
         _ => None,
     };
     stats.time += started.elapsed();
     let iterations = stats.cache.iterations;
 
     // Cross-checks: a cold query, the boolean test, MPR.
-    let mut cold_cache = GjkCache::default();
+    let mut cold_cache = GjkWarmStart::default();
     let cold = gjk::distance(a, b, &settings.distance, &mut cold_cache);
-    let hit = gjk::intersect(a, b, &settings.distance, &mut GjkCache::default());
+    let hit = gjk::intersect(a, b, &settings.distance, &mut GjkWarmStart::default());
     let mpr = mpr::penetration(a, b, &settings.depth);
 
     stats.max_iterations = stats.max_iterations.max(iterations);
@@ -460,7 +460,7 @@ fn tick_pair(
             stats.undetermined += 1;
             problem(format!("GJK {}", describe(&warm)));
         }
-        GjkOutcome::Intersecting(_) => {
+        GjkOutcome::Penetrating(_) => {
             stats.contacts += 1;
             stats.first_contact.get_or_insert(k);
         }
@@ -501,15 +501,15 @@ fn tick_pair(
 
     // Warm, cold, boolean and MPR answers must agree, up to a touch.
     let near_touch = distance_of(&warm).is_some_and(|d| (d as f64) <= settings.contact_tolerance);
-    for (what, other) in [("cold distance", cold.is_intersecting()), ("intersect", hit.is_intersecting())] {
-        if let (Some(x), Some(y)) = (warm.is_intersecting(), other) {
+    for (what, other) in [("cold distance", cold.is_penetrating()), ("intersect", hit.is_penetrating())] {
+        if let (Some(x), Some(y)) = (warm.is_penetrating(), other) {
             if x != y && !near_touch {
                 problem(format!("warm distance says {} but {what} says contact = {y}", describe(&warm)));
             }
         }
     }
     let mpr_touch = matches!(&mpr, MprOutcome::Penetrating(p) if (p.depth as f64) <= settings.depth_slack);
-    if let (Some(x), Some(y)) = (warm.is_intersecting(), mpr.is_intersecting()) {
+    if let (Some(x), Some(y)) = (warm.is_penetrating(), mpr.is_penetrating()) {
         if x != y && !near_touch && !mpr_touch {
             problem(format!("GJK says {} but MPR says {}", describe(&warm), describe_mpr(&mpr)));
         }
@@ -532,7 +532,7 @@ fn tick_pair(
                     problem(format!("exact distance {exact:.7} outside GJK's bounds [{lo:.7}, {hi:.7}]"));
                 }
             }
-            GjkOutcome::Intersecting(_) => {
+            GjkOutcome::Penetrating(_) => {
                 if exact > settings.contact_tolerance {
                     problem(format!("contact reported but the exact distance is {exact:.7}"));
                 }

@@ -49,7 +49,7 @@
 //!
 //! ```
 //! use narrowphase::hull::quickhull;
-//! use narrowphase::shape::{SupportHint, SupportMap};
+//! use narrowphase::shape::{SupportWarmStart, SupportMap};
 //! use nalgebra::{Point3, Vector3};
 //!
 //! // The 8 corners of a box plus its centre and a point on one face.
@@ -64,21 +64,21 @@
 //! assert!(data.face_offsets.windows(2).all(|w| w[1] - w[0] == 4));
 //!
 //! let poly = hull.polytope().unwrap();
-//! let p = poly.support_hinted(&Vector3::new(1.0, 1.0, 1.0), &mut SupportHint::default());
+//! let p = poly.support_hinted(&Vector3::new(1.0, 1.0, 1.0), &mut SupportWarmStart::default());
 //! assert_eq!(p, Point3::new(1.0, 0.5, 0.25));
 //! ```
 
+use crate::error::HullError;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::string::String;
 use std::vec;
 use std::vec::Vec;
 
+use crate::error::PolytopeError;
+use crate::error::ShapeError;
 use crate::math::{normalize, Pt3, Real, Vec3};
-use crate::query::ShapeError;
-use crate::shape::{
-    is_strict_corner, max_extent, min_extent, Plane, Polytope, PolytopeData, PolytopeError, MAX_VERTICES,
-};
+use crate::shape::{is_strict_corner, max_extent, min_extent, Plane, Polytope, PolytopeData, MAX_VERTICES};
 
 /// Relative planarity tolerance of the builder (a multiple of the cloud's
 /// bounding-box diagonal): points closer than this to the hull count as on
@@ -99,48 +99,6 @@ const MERGE_ROUNDS: usize = 8;
 /// building again from the other vertices (see [`quickhull`]); as a rule the
 /// first build has none, and each round has fewer vertices.
 const CORNER_ROUNDS: usize = 16;
-
-/// Why no hull was built.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum HullError {
-    /// Fewer than 4 input points.
-    TooFewPoints,
-    /// An input coordinate is NaN or infinite.
-    NonFinite,
-    /// An input coordinate exceeds [`crate::shape::max_extent`]
-    /// of the scalar type (squared lengths would overflow).
-    TooLarge,
-    /// The cloud has no volume at the builder's resolution: all points
-    /// coincide, or lie on one line or one plane (or the cloud is smaller
-    /// than [`crate::shape::min_extent`]).
-    Degenerate,
-    /// The hull needs more than `u16::MAX` vertices or faces, or more
-    /// than `u16::MAX` loop or adjacency entries (the CSR offsets are `u16`),
-    /// or the input has more than `u32::MAX` points.
-    TooManyVertices,
-    /// The floating-point computation became inconsistent (a horizon that is
-    /// not a simple loop, a zero-area face). Not expected for finite input.
-    Numerical,
-    /// The result failed [`Polytope::new`]. Not expected; a builder bug.
-    Invalid(PolytopeError),
-}
-
-impl core::fmt::Display for HullError {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self {
-            HullError::TooFewPoints => f.write_str("fewer than 4 points"),
-            HullError::NonFinite => f.write_str("a coordinate is NaN or infinite"),
-            HullError::TooLarge => f.write_str("a coordinate exceeds the largest accepted extent"),
-            HullError::Degenerate => f.write_str("the points are coincident, collinear or coplanar"),
-            HullError::TooManyVertices => f.write_str("the hull does not fit u16 indices"),
-            HullError::Numerical => f.write_str("the hull computation became numerically inconsistent"),
-            HullError::Invalid(e) => write!(f, "the hull failed validation: {e:?}"),
-        }
-    }
-}
-
-impl std::error::Error for HullError {}
 
 /// A convex polytope owning its arrays (the output of [`quickhull`]).
 ///
@@ -316,7 +274,8 @@ struct Tol {
 /// [`HullError`]:
 ///
 /// ```
-/// use narrowphase::hull::{quickhull, HullError};
+/// use narrowphase::hull::quickhull;
+/// use narrowphase::error::HullError;
 /// use nalgebra::Point3;
 /// let flat: Vec<_> = (0..10).map(|i| Point3::new(i as f64, (i * i) as f64, 0.0)).collect();
 /// assert_eq!(quickhull(&flat), Err(HullError::Degenerate));

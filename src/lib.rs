@@ -36,12 +36,13 @@
 //!     Cuboid::new(Vector3::new(1.0, 1.0, 1.0)).unwrap(),
 //!     Pose::from_parts(Translation3::new(3.0, 0.0, 0.0), Default::default()),
 //! );
-//! match gjk::distance(&a, &b, &Budget::default(), &mut GjkCache::default()) {
+//! match gjk::distance(&a, &b, &Budget::default(), &mut GjkWarmStart::default()) {
 //!     GjkOutcome::Separated(s) => assert!((s.distance - 1.0).abs() < 1e-4),
 //!     other => panic!("{other:?}"),
 //! }
 //! ```
 #![no_std]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 // `!(a < b)` is how the kernel makes NaN stop a loop or fail a check; the
@@ -52,6 +53,7 @@
 #[cfg(feature = "std")]
 extern crate std;
 
+pub mod error;
 pub mod math;
 pub mod minkowski;
 pub mod query;
@@ -60,27 +62,29 @@ pub mod shape;
 pub mod support;
 
 #[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub mod hull;
 
 #[cfg(feature = "gpu")]
+#[cfg_attr(docsrs, doc(cfg(feature = "gpu")))]
 pub mod gpu;
 
 /// The names most users need.
 pub mod prelude {
-    pub use crate::math::{Pt3, Real, Vec3};
-    pub use crate::minkowski::{superquadric::Mode, MinkowskiOutcome, Pose2};
-    pub use crate::query::{Bounds, Budget, Penetration, Proximity, Separation, ShapeError, Undetermined, Witness};
-    pub use crate::sdf::{
-        Aabb, Difference, EllipsoidMethod, EllipsoidMethodOutcome, EllipsoidWarmStart, Intersection, IntervalSdf, Sdf,
-        SdfHint, SmoothUnion, Torus, Union,
-    };
+    pub use crate::error::ShapeError;
+    pub use crate::math::{Pose, Pose2, Pt3, Real, Vec3};
+    pub use crate::minkowski::MinkowskiOutcome;
+    pub use crate::query::{Bounds, Budget, Penetration, Proximity, Separation, Stop, Undetermined, Witness};
+    pub use crate::sdf::ellipsoid_method::{EllipsoidMethod, EllipsoidMethodOutcome, EllipsoidWarmStart};
+    pub use crate::sdf::{Aabb, Difference, Intersection, IntervalSdf, Sdf, SdfWarmStart, SmoothUnion, Torus, Union};
     pub use crate::shape::{
         Affine, Bounded, Capsule, Cone, ConvexHull, Cuboid, Cylinder, Ellipsoid, MinkowskiSum, Placed, Polytope,
-        PolytopeData, Pose, Rounded, Sphere, SupportHint, SupportMap,
+        PolytopeData, Rounded, Sphere, SupportMap, SupportWarmStart,
     };
     pub use crate::shape::{Ellipse, Superellipse, Superquadric};
+    pub use crate::support::contact::{contact, contact_with};
     pub use crate::support::epa;
-    pub use crate::support::gjk::{self, GjkCache, GjkOutcome};
+    pub use crate::support::gjk::{self, GjkOutcome, GjkWarmStart};
     pub use crate::support::mpr::{self, MprOutcome};
 }
 
@@ -101,7 +105,7 @@ fn _defmt_format_is_implemented() {
     check::<query::Proximity<f32>>();
     check::<query::Proximity<f64>>();
     check::<gjk::GjkOutcome<f32>>();
-    check::<gjk::GjkCache<f32>>();
+    check::<gjk::GjkWarmStart<f32>>();
     check::<mpr::MprOutcome<f32>>();
     check::<epa::DefaultEpa<f32>>();
     check::<Simplex<f64>>();
@@ -112,25 +116,24 @@ fn _defmt_format_is_implemented() {
     check::<Polytope<'static, f32>>();
     check::<PolytopeData<'static, f32>>();
     check::<Cso<'static, dyn SupportMap<f32>, Sphere<f32>>>();
-    check::<query::ShapeError>();
+    check::<error::ShapeError>();
     check::<minkowski::MinkowskiOutcome<f32, math::Vec3<f32>>>();
     check::<minkowski::MinkowskiOutcome<f64, nalgebra::Vector2<f64>>>();
     check::<minkowski::ellipsoid_pair::AlgebraicOutcome<f32>>();
-    check::<minkowski::superquadric::Mode>();
     check::<Superquadric<f32>>();
     check::<Superellipse<f64>>();
     check::<Ellipse<f32>>();
-    check::<sdf::EllipsoidMethod<f32>>();
-    check::<sdf::EllipsoidMethodOutcome<f32, 3>>();
-    check::<sdf::EllipsoidMethodOutcome<f64, 2>>();
-    check::<sdf::EllipsoidWarmStart<f32, 3>>();
-    check::<sdf::SdfContact<f64, 3>>();
-    check::<sdf::InitialRegion<f32, 3>>();
+    check::<sdf::ellipsoid_method::EllipsoidMethod<f32>>();
+    check::<sdf::ellipsoid_method::EllipsoidMethodOutcome<f32, 3>>();
+    check::<sdf::ellipsoid_method::EllipsoidMethodOutcome<f64, 2>>();
+    check::<sdf::ellipsoid_method::EllipsoidWarmStart<f32, 3>>();
+    check::<sdf::ellipsoid_method::SdfContact<f64, 3>>();
+    check::<sdf::ellipsoid_method::InitialRegion<f32, 3>>();
     check::<sdf::SdfSample<f32, 3>>();
     check::<sdf::Ball<f32, 2>>();
     check::<sdf::SdfAccuracy>();
-    check::<sdf::SdfHint>();
-    check::<sdf::Stop>();
+    check::<sdf::SdfWarmStart>();
+    check::<query::Stop>();
     check::<sdf::BoxN<f32, 2>>();
     check::<sdf::CappedCone<f32>>();
     check::<sdf::Halfspace<f64, 3>>();
@@ -145,11 +148,10 @@ fn _defmt_format_is_implemented() {
     check::<sdf::octree::Cell<f32, 3>>();
     check::<sdf::octree::KeptCell<f64, 2>>();
     check::<sdf::octree::CellClass>();
-    check::<sdf::octree::OctreeMode>();
     check::<sdf::octree::OctreeParams>();
     check::<sdf::octree::OctreeVerdict>();
     check::<sdf::octree::OctreeReport>();
-    check::<sdf::octree::OctreeError>();
+    check::<error::OctreeError>();
     for_real::<f32>();
     for_real::<f64>();
 }

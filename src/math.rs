@@ -33,6 +33,13 @@ pub type Vec3<R> = Vector3<R>;
 pub type Pt3<R> = Point3<R>;
 /// 3×3 matrix.
 pub type Mat3<R> = Matrix3<R>;
+/// A rigid pose: rotation matrix and translation (`x_world = R·x + t`).
+///
+/// A rotation matrix rather than a quaternion: a support query rotates twice
+/// (`Rᵀ` in, `R` out), 15 multiply–adds each with a matrix.
+pub type Pose<R> = nalgebra::IsometryMatrix3<R>;
+/// A rigid pose in the plane: rotation matrix and translation.
+pub type Pose2<R> = nalgebra::IsometryMatrix2<R>;
 
 /// The scalar type of the kernel: `f32` or `f64`.
 ///

@@ -28,30 +28,40 @@ pub enum Undetermined {
     InvalidBudget,
 }
 
-/// A typed error for input that no query can accept (found at
-/// construction time, before any query runs).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+impl core::fmt::Display for Undetermined {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(match self {
+            Undetermined::IterationCap => "the iteration cap was reached before the tolerance",
+            Undetermined::OutOfCapacity => "a fixed-capacity buffer ran out",
+            Undetermined::Degenerate => "the problem is degenerate for the method at this precision",
+            Undetermined::NonFinite => "an input or intermediate value was NaN or infinite",
+            Undetermined::InvalidBudget => "the budget's tolerance is negative, NaN or infinite",
+        })
+    }
+}
+
+/// When an iterative query may stop: as soon as its answer's sign is
+/// certain, or only once its value has converged.
+///
+/// The same choice in every family that has it: the ellipsoid method
+/// ([`EllipsoidMethod`](crate::sdf::ellipsoid_method::EllipsoidMethod)), the superquadric
+/// checkers ([`ellipsoid_superquadric`](crate::minkowski::superquadric::ellipsoid_superquadric))
+/// and the interval octree ([`OctreeParams`](crate::sdf::octree::OctreeParams)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum ShapeError {
-    /// A parameter was NaN or infinite.
-    NonFinite,
-    /// A size (radius, half-extent, height) was zero or negative.
-    NonPositiveSize,
-    /// Sizes so far apart that f32/f64 cannot represent the shape
-    /// (ratio of the largest to the smallest dimension above
-    /// [`MAX_ASPECT`](crate::shape::MAX_ASPECT)).
-    BadAspect,
-    /// A polytope failed validation; see the reason.
-    Polytope(crate::shape::PolytopeError),
-    /// A pose's rotation is not orthonormal within
-    /// [`ROTATION_TOLERANCE`](crate::shape::ROTATION_TOLERANCE), or is a
-    /// reflection (a scale or shear belongs in an
-    /// [`Affine`](crate::shape::Affine) image).
-    NotARotation,
-    /// A shape exponent outside its admissible range (superquadric and
-    /// superellipse exponents must lie in the open interval `(0, 2)` for the
-    /// body to be convex).
-    BadExponent,
+pub enum Stop {
+    /// At the first certificate of the sign (a collision test): separated
+    /// or penetrating is proved, the value is that of the last iterate.
+    /// The ellipsoid method cuts at level 0 (the feasibility form) and may
+    /// report a `Separated` lower bound of just 0; the octree returns at
+    /// the first cell inside both bodies.
+    #[default]
+    Decided,
+    /// When the value meets the budget's tolerance (distance, depth or
+    /// margin), then decide. The octree visits the whole region and keeps
+    /// every cell inside both bodies or unresolved (the intersection
+    /// region and the detection points of contact generation).
+    Converged,
 }
 
 /// A certified interval `lower <= value <= upper`.
@@ -163,6 +173,7 @@ pub struct Penetration<R: Real> {
 /// The three-valued proximity of two bodies.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[must_use = "an outcome may be Undetermined; match it"]
 pub enum Proximity<R: Real> {
     /// Apart, with distance and witness points.
     Separated(Separation<R>),
@@ -181,7 +192,7 @@ pub enum Proximity<R: Real> {
 impl<R: Real> Proximity<R> {
     /// `Some(true)` when penetrating, `Some(false)` when separated, `None`
     /// when undetermined.
-    pub fn is_colliding(&self) -> Option<bool> {
+    pub fn is_penetrating(&self) -> Option<bool> {
         match self {
             Proximity::Separated(_) => Some(false),
             Proximity::Penetrating(_) => Some(true),

@@ -24,7 +24,7 @@ fn cube(h: f64, pose: Pose<f64>) -> Placed<Cuboid<f64>, f64> {
 /// `contact`'s signed distance, asserting that its certificate brackets
 /// `truth` within `tol`.
 fn signed<A: SupportMap<f64>, B: SupportMap<f64>>(a: &A, b: &B, truth: f64, tol: f64, label: &str) -> f64 {
-    let out = contact(a, b, &Budget::default(), &mut GjkCache::default());
+    let out = contact(a, b, &Budget::default(), &mut GjkWarmStart::default());
     match out {
         Proximity::Separated(s) => {
             assert!(s.bounds.lower - tol <= truth && truth <= s.bounds.upper + tol, "{label}: {s:?} vs {truth}");
@@ -103,7 +103,7 @@ fn two_point_simplices_and_edge_contacts() {
         let truth = 2f64.sqrt() - r;
         signed(&bx, &s, truth, 1e-9, "sphere on an edge");
         let m = mpr::penetration(&bx, &s, &Budget::default());
-        assert_eq!(m.is_intersecting(), Some(truth < 0.0), "{m:?}");
+        assert_eq!(m.is_penetrating(), Some(truth < 0.0), "{m:?}");
         if let MprOutcome::Penetrating(p) = m {
             // The centre line is the diagonal through the edge: exact.
             assert!((p.depth - -truth).abs() < 1e-6, "{p:?} vs {}", -truth);
@@ -137,7 +137,7 @@ fn hulls_of_coplanar_and_duplicate_points_behave_like_boxes() {
         assert!((signed(&a, &b, truth, 1e-9, "hull vs box") - truth).abs() <= 1e-9);
         let m = mpr::intersect(&a, &b, &Budget::default());
         if truth.abs() > 1e-6 {
-            assert_eq!(m.is_intersecting(), Some(truth < 0.0), "{m:?}");
+            assert_eq!(m.is_penetrating(), Some(truth < 0.0), "{m:?}");
         }
     }
 }
@@ -154,17 +154,17 @@ fn millimetre_features_at_1e6() {
         let b = cube(1e-3, at(c + dx, c + 2e-4, c));
         let d = signed(&a, &b, truth, 1e-8, "1e6/1e-3 boxes");
         assert!((d - truth).abs() <= 1e-8, "{d} vs {truth}");
-        assert_eq!(mpr::intersect(&a, &b, &Budget::default()).is_intersecting(), Some(truth < 0.0));
-        let g = gjk::intersect(&a, &b, &Budget::default(), &mut GjkCache::default());
-        assert_eq!(g.is_intersecting(), Some(truth < 0.0), "{g:?}");
+        assert_eq!(mpr::intersect(&a, &b, &Budget::default()).is_penetrating(), Some(truth < 0.0));
+        let g = gjk::intersect(&a, &b, &Budget::default(), &mut GjkWarmStart::default());
+        assert_eq!(g.is_penetrating(), Some(truth < 0.0), "{g:?}");
     }
     // The exact checker: a 1e-3 ellipsoid 1e6 away from the origin, next to
     // a 1e-3 superquadric (touching along the x axis at a1 + r).
     let sq = Superquadric::new(Vector3::new(1e-3, 1e-3, 1e-3), 0.5, 0.5).unwrap();
     let e = Ellipsoid::new(Vector3::new(1e-3, 2e-3, 2e-3)).unwrap();
     for (dx, colliding) in [(1.9e-3, true), (2.1e-3, false)] {
-        let out = ellipsoid_superquadric(&sq, &at(c, c, c), &e, &at(c + dx, c, c), &Budget::default(), Mode::Margin);
-        assert_eq!(out.is_colliding(), Some(colliding), "{dx}: {out:?}");
+        let out = ellipsoid_superquadric(&sq, &at(c, c, c), &e, &at(c + dx, c, c), &Budget::default(), Stop::Converged);
+        assert_eq!(out.is_penetrating(), Some(colliding), "{dx}: {out:?}");
     }
 }
 
@@ -178,16 +178,16 @@ fn size_ratio_1e4_in_epa_mpr_and_the_exact_checker() {
     for (y, truth) in [(10.0 + 1e-3 - 5e-4, -5e-4), (10.0 + 1e-3 + 5e-4, 5e-4)] {
         let tiny = cube(1e-3, at(1.0, y, -2.0));
         assert!((signed(&big, &tiny, truth, 1e-9, "box 1e4 box") - truth).abs() <= 1e-9);
-        assert_eq!(mpr::intersect(&big, &tiny, &Budget::default()).is_intersecting(), Some(truth < 0.0));
+        assert_eq!(mpr::intersect(&big, &tiny, &Budget::default()).is_penetrating(), Some(truth < 0.0));
         let pebble = Placed::new(Sphere::new(1e-3).unwrap(), at(1.0, y, -2.0));
         assert!((signed(&big, &pebble, truth, 1e-9, "box 1e4 sphere") - truth).abs() <= 1e-9);
     }
     let sq = Superquadric::new(Vector3::new(10.0, 10.0, 10.0), 0.3, 0.3).unwrap();
     let e = Ellipsoid::new(Vector3::new(1e-3, 1e-3, 1e-3)).unwrap();
     for (x, colliding) in [(10.0 + 0.9e-3, true), (10.0 + 1.1e-3, false)] {
-        for mode in [Mode::Decide, Mode::Margin] {
+        for mode in [Stop::Decided, Stop::Converged] {
             let out = ellipsoid_superquadric(&sq, &Pose::identity(), &e, &at(x, 0.0, 0.0), &Budget::default(), mode);
-            assert_eq!(out.is_colliding(), Some(colliding), "{x} {mode:?}: {out:?}");
+            assert_eq!(out.is_penetrating(), Some(colliding), "{x} {mode:?}: {out:?}");
         }
     }
 }
@@ -204,12 +204,13 @@ fn nan_in_one_coordinate() {
         let mut t = [0.5, 0.2, 0.1];
         t[k] = f64::NAN;
         let b = cube(1.0, at(t[0], t[1], t[2]));
-        let out = contact(&a, &b, &Budget::default(), &mut GjkCache::default());
+        let out = contact(&a, &b, &Budget::default(), &mut GjkWarmStart::default());
         assert!(matches!(out, Proximity::Undetermined { .. }), "{out:?}");
-        assert!(mpr::penetration(&a, &b, &Budget::default()).is_intersecting().is_none());
+        assert!(mpr::penetration(&a, &b, &Budget::default()).is_penetrating().is_none());
         // EPA from a good simplex on a body with a NaN coordinate.
         let good = cube(1.0, at(0.5, 0.2, 0.1));
-        let GjkOutcome::Intersecting(simplex) = gjk::distance(&a, &good, &Budget::default(), &mut GjkCache::default())
+        let GjkOutcome::Penetrating(simplex) =
+            gjk::distance(&a, &good, &Budget::default(), &mut GjkWarmStart::default())
         else {
             panic!("overlapping cubes")
         };
@@ -230,10 +231,10 @@ fn nan_in_one_coordinate() {
     let sq = Superquadric::new(Vector3::new(1.0, 1.0, 1.0), 1.0, 1.0).unwrap();
     let e = Ellipsoid::new(Vector3::new(1.0, 1.0, 1.0)).unwrap();
     let nan = at(0.5, f64::NAN, 0.0);
-    assert!(ellipsoid_superquadric(&sq, &Pose::identity(), &e, &nan, &Budget::default(), Mode::Decide)
-        .is_colliding()
+    assert!(ellipsoid_superquadric(&sq, &Pose::identity(), &e, &nan, &Budget::default(), Stop::Decided)
+        .is_penetrating()
         .is_none());
-    assert!(ellipsoids(&e, &nan, &e, &Pose::identity()).is_colliding().is_none());
+    assert!(ellipsoids(&e, &nan, &e, &Pose::identity()).is_penetrating().is_none());
 }
 
 // ---------------------------------------------- exponents near 0 and 2 ----
@@ -262,24 +263,24 @@ fn exponents_near_0_and_2() -> Vec<String> {
                 let pose = at(c[0], c[1], c[2]);
                 let pose32 =
                     Pose::from_parts(Translation3::new(c[0] as f32, c[1] as f32, c[2] as f32), Default::default());
-                for mode in [Mode::Decide, Mode::Margin] {
+                for mode in [Stop::Decided, Stop::Converged] {
                     let out = ellipsoid_superquadric(&sq, &Pose::identity(), &ball, &pose, &Budget::default(), mode);
                     let label = format!("f64 ε {e1}/{e2} axis {axis} δ {delta} {mode:?}: {out:?}");
-                    tally(&mut undetermined, out.is_colliding(), colliding, label);
+                    tally(&mut undetermined, out.is_penetrating(), colliding, label);
                     let out =
                         ellipsoid_superquadric(&sq32, &Pose::identity(), &ball32, &pose32, &Budget::default(), mode);
                     let label = format!("f32 ε {e1}/{e2} axis {axis} δ {delta} {mode:?}: {out:?}");
-                    tally(&mut undetermined, out.is_colliding(), colliding, label);
+                    tally(&mut undetermined, out.is_penetrating(), colliding, label);
                 }
                 let g = gjk::distance(
                     &Placed::new(sq, Pose::identity()),
                     &Placed::new(Sphere::new(r).unwrap(), pose),
                     &Budget::default(),
-                    &mut GjkCache::default(),
+                    &mut GjkWarmStart::default(),
                 );
                 if let GjkOutcome::Separated(s) = g {
                     assert!(!colliding && s.bounds.lower <= 1e-3 + 1e-9 && 1e-3 <= s.bounds.upper + 1e-9, "{s:?}");
-                } else if let GjkOutcome::Intersecting(_) = g {
+                } else if let GjkOutcome::Penetrating(_) = g {
                     assert!(colliding, "ε {e1}/{e2} axis {axis}: GJK contact 1e-3 apart");
                 }
             }
@@ -330,18 +331,26 @@ fn ellipsoid_axis_ratios_1e3() {
                 c[axis] = axes[axis] + 1.0 + delta;
                 let pose = at(c[0], c[1], c[2]);
                 let label = format!("axes {axes:?} axis {axis} δ {delta}");
-                assert_eq!(ellipsoids(&e, &Pose::identity(), &ball, &pose).is_colliding(), Some(colliding), "{label}");
-                assert_eq!(ellipsoids(&ball, &pose, &e, &Pose::identity()).is_colliding(), Some(colliding), "{label}");
+                assert_eq!(
+                    ellipsoids(&e, &Pose::identity(), &ball, &pose).is_penetrating(),
+                    Some(colliding),
+                    "{label}"
+                );
+                assert_eq!(
+                    ellipsoids(&ball, &pose, &e, &Pose::identity()).is_penetrating(),
+                    Some(colliding),
+                    "{label}"
+                );
                 let out =
-                    ellipsoid_superquadric(&sq, &Pose::identity(), &ball, &pose, &Budget::default(), Mode::Margin);
-                assert_eq!(out.is_colliding(), Some(colliding), "{label}: {out:?}");
+                    ellipsoid_superquadric(&sq, &Pose::identity(), &ball, &pose, &Budget::default(), Stop::Converged);
+                assert_eq!(out.is_penetrating(), Some(colliding), "{label}: {out:?}");
                 let g = gjk::distance(
                     &Placed::new(e, Pose::identity()),
                     &Placed::new(ball, pose),
                     &Budget::default(),
-                    &mut GjkCache::default(),
+                    &mut GjkWarmStart::default(),
                 );
-                assert_eq!(g.is_intersecting(), Some(colliding), "{label}: {g:?}");
+                assert_eq!(g.is_penetrating(), Some(colliding), "{label}: {g:?}");
             }
         }
     }

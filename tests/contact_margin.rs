@@ -52,14 +52,14 @@ fn capsules_spheres_and_rounded_boxes_with_the_default_budget() {
         let b = Placed::new(Capsule::new(h2, r2).unwrap(), pb);
         let truth = seg - r1 - r2;
         penetrating += (truth < 0.0) as usize;
-        check(contact(&a, &b, &Budget::default(), &mut GjkCache::default()), truth, &format!("capsules #{i}"));
+        check(contact(&a, &b, &Budget::default(), &mut GjkWarmStart::default()), truth, &format!("capsules #{i}"));
         // A sphere against the capsule.
         let s = Placed::new(Sphere::new(r2).unwrap(), pb);
         let c = pb.translation.vector;
         let truth = point_segment(&c.into(), &end(&pa, h1, -1.0), &end(&pa, h1, 1.0)) - r1 - r2;
         if truth + r1 + r2 > 1e-6 {
             check(
-                contact(&a, &s, &Budget::default(), &mut GjkCache::default()),
+                contact(&a, &s, &Budget::default(), &mut GjkWarmStart::default()),
                 truth,
                 &format!("capsule-sphere #{i}"),
             );
@@ -85,14 +85,14 @@ fn rounded_box_against_sphere_and_f32() {
         let truth = core - round - r;
         let a = Placed::new(Rounded::new(Cuboid::new(half).unwrap(), Sphere::new(round).unwrap()), pa);
         let b = Placed::new(Sphere::new(r).unwrap(), pb);
-        check(contact(&a, &b, &Budget::default(), &mut GjkCache::default()), truth, &format!("rounded box #{i}"));
+        check(contact(&a, &b, &Budget::default(), &mut GjkWarmStart::default()), truth, &format!("rounded box #{i}"));
         // f32: same answer within f32 tolerance, and never undetermined.
         let a32 = Placed::new(
             Rounded::new(Cuboid::new(half.cast::<f32>()).unwrap(), Sphere::new(round as f32).unwrap()),
             pose_f32(&pa),
         );
         let b32 = Placed::new(Sphere::new(r as f32).unwrap(), pose_f32(&pb));
-        let d = contact(&a32, &b32, &Budget::default(), &mut GjkCache::default()).signed_distance();
+        let d = contact(&a32, &b32, &Budget::default(), &mut GjkWarmStart::default()).signed_distance();
         let d = d.unwrap_or_else(|| panic!("#{i}: f32 undetermined"));
         assert!((d as f64 - truth).abs() < 2e-3, "#{i}: f32 {d} vs {truth}");
     }

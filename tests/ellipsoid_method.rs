@@ -7,10 +7,8 @@ mod common;
 use common::rng;
 use nalgebra::{SVector, Vector2, Vector3};
 use narrowphase::query::Undetermined;
-use narrowphase::sdf::{
-    Ball, BoxN, EllipsoidMethod, EllipsoidMethodOutcome, EllipsoidWarmStart, Halfspace, Sdf, SdfAccuracy, SdfSample,
-    Transformed,
-};
+use narrowphase::sdf::ellipsoid_method::{EllipsoidMethod, EllipsoidMethodOutcome, EllipsoidWarmStart};
+use narrowphase::sdf::{Ball, BoxN, Halfspace, Sdf, SdfAccuracy, SdfSample, Transformed};
 use narrowphase::shape::{Placed, Sphere};
 use rand::Rng;
 
@@ -51,7 +49,7 @@ fn balls<const D: usize>(seed: u64) {
         let tol = 1e-6 * ra.max(rb);
         assert!((c.phi - truth).abs() < tol, "phi {} vs {truth}", c.phi);
         assert!(c.bounds.lower <= truth + 1e-12 && truth <= c.bounds.upper + 1e-12, "{:?} {truth}", c.bounds);
-        assert_eq!(out.is_colliding(), Some(truth <= 0.0));
+        assert_eq!(out.is_penetrating(), Some(truth <= 0.0));
         // The optimum is where both balls' SDFs certify the value.
         let fa = (c.x - ca).norm() - ra;
         let fb = (c.x - cb).norm() - rb;
@@ -106,7 +104,7 @@ fn boxes<const D: usize>(seed: u64) {
         let c = out.contact().unwrap_or_else(|| panic!("{out:?}"));
         assert!((c.phi - truth).abs() < 1e-5, "phi {} vs {truth}: {c:?}", c.phi);
         if truth.abs() > 1e-5 {
-            assert_eq!(out.is_colliding(), Some(truth < 0.0));
+            assert_eq!(out.is_penetrating(), Some(truth < 0.0));
         }
     }
     assert!(apart > 20 && overlapping > 20, "{apart} {overlapping}");
@@ -154,7 +152,7 @@ fn collision_query_stops_at_the_sign() {
         let fast = EllipsoidMethod::collision().solve(&a, &b, &mut EllipsoidWarmStart::default());
         let full = EllipsoidMethod::distance().solve(&a, &b, &mut EllipsoidWarmStart::default());
         if truth.abs() > 1e-6 {
-            assert_eq!(fast.is_colliding(), Some(truth < 0.0), "{fast:?}");
+            assert_eq!(fast.is_penetrating(), Some(truth < 0.0), "{fast:?}");
         }
         assert!(fast.contact().unwrap().iterations <= full.contact().unwrap().iterations);
     }

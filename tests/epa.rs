@@ -3,8 +3,9 @@
 //! pairs (15 axes), closed forms for spheres and a sphere inside a box.
 
 use nalgebra::{Matrix3, Rotation3, Translation3, UnitQuaternion, Vector3};
+use narrowphase::math::Pose;
 use narrowphase::prelude::*;
-use narrowphase::shape::{CsoPoint, Pose};
+use narrowphase::shape::CsoPoint;
 use narrowphase::support::contact::contact;
 use narrowphase::support::epa::{self, DefaultEpa, Epa};
 use narrowphase::support::Simplex;
@@ -136,8 +137,8 @@ where
     A: SupportMap<R>,
     B: SupportMap<R>,
 {
-    match gjk::distance(a, b, budget, &mut GjkCache::default()) {
-        GjkOutcome::Intersecting(s) => s,
+    match gjk::distance(a, b, budget, &mut GjkWarmStart::default()) {
+        GjkOutcome::Penetrating(s) => s,
         other => panic!("GJK: {other:?}"),
     }
 }
@@ -205,7 +206,7 @@ fn box_box_depth_matches_sat_f32() {
 fn contact_query_matches_sat_and_separation() {
     let mut r = rng(3);
     let budget = Budget::<f64>::default();
-    let mut cache = GjkCache::default();
+    let mut cache = GjkWarmStart::default();
     let (mut sep, mut pen) = (0, 0);
     for _ in 0..300 {
         let a = random_box(&mut r, V3::zeros());
@@ -239,8 +240,8 @@ fn symmetry<R: Real>(seed: u64, tol: f64) {
     for _ in 0..150 {
         let (a, b, (_, _, _)) = penetrating_pair(&mut r, 1e-3);
         let (sa, sb) = (a.placed::<R>(), b.placed::<R>());
-        let ab = penetrating(contact(&sa, &sb, &budget, &mut GjkCache::default()));
-        let ba = penetrating(contact(&sb, &sa, &budget, &mut GjkCache::default()));
+        let ab = penetrating(contact(&sa, &sb, &budget, &mut GjkWarmStart::default()));
+        let ba = penetrating(contact(&sb, &sa, &budget, &mut GjkWarmStart::default()));
         assert!((f(ab.depth) - f(ba.depth)).abs() <= tol, "{ab:?} {ba:?}");
         let (_, _, second) = sat(&a, &b);
         if second > f(ab.depth) + 0.05 {
@@ -279,7 +280,7 @@ fn sphere_sphere<R: Real>(seed: u64, tol_rel: f64, tol: f64) {
             )
         };
         let (sa, sb) = (sphere(r1, ca), sphere(r2, cb));
-        let pen = penetrating(contact(&sa, &sb, &budget, &mut GjkCache::default()));
+        let pen = penetrating(contact(&sa, &sb, &budget, &mut GjkWarmStart::default()));
         let depth = r1 + r2 - d;
         let ctx = format!("#{k}: {depth} {pen:?}");
         assert!((f(pen.depth) - depth).abs() <= tol, "{ctx}");
@@ -318,7 +319,7 @@ fn sphere_in_box<R: Real>(seed: u64, tol_rel: f64, tol: f64) {
             Sphere::new(R::lit(rad)).unwrap(),
             Pose::from_parts(Translation3::from(c.map(R::lit)), Default::default()),
         );
-        let pen = penetrating(contact(&bx.placed::<R>(), &sb, &budget, &mut GjkCache::default()));
+        let pen = penetrating(contact(&bx.placed::<R>(), &sb, &budget, &mut GjkWarmStart::default()));
         let ctx = format!("#{k}: {depth} {normal:?} {pen:?}");
         assert!((f(pen.depth) - depth).abs() <= tol, "{ctx}");
         check_witness_identity(&pen);
@@ -410,7 +411,7 @@ fn touching<R: Real>() {
         assert!(h_boxes(&a, b, &v(&pen.witness.normal)).abs() <= eps, "case {k}: {pen:?}");
         assert!((p(&pen.witness.point_a) - p(&pen.witness.point_b)).norm() <= eps, "case {k}: {pen:?}");
         // The same through GJK.
-        let out = contact(&sa, &sb, &budget, &mut GjkCache::default());
+        let out = contact(&sa, &sb, &budget, &mut GjkWarmStart::default());
         assert!(out.signed_distance().is_some_and(|d| f(d).abs() <= eps), "case {k} (GJK): {out:?}");
     }
 }
@@ -618,11 +619,11 @@ fn contact_with_a_caller_workspace() {
     for _ in 0..200 {
         let (a, b, (depth, _, _)) = penetrating_pair(&mut r, 0.05);
         let (pa, pb) = (a.placed::<f64>(), b.placed::<f64>());
-        let own = contact_with(&pa, &pb, &budget, &mut GjkCache::default(), &mut epa);
-        assert_eq!(own, contact(&pa, &pb, &budget, &mut GjkCache::default()));
+        let own = contact_with(&pa, &pb, &budget, &mut GjkWarmStart::default(), &mut epa);
+        assert_eq!(own, contact(&pa, &pb, &budget, &mut GjkWarmStart::default()));
         let p = penetrating(own);
         assert!((p.depth - depth).abs() < 1e-6, "{} vs SAT {depth}", p.depth);
-        match contact_with(&pa, &pb, &budget, &mut GjkCache::default(), &mut tiny) {
+        match contact_with(&pa, &pb, &budget, &mut GjkWarmStart::default(), &mut tiny) {
             Proximity::Undetermined { reason: Undetermined::IterationCap, bounds } => {
                 assert!(bounds.lower <= -depth + 1e-9 && -depth - 1e-9 <= bounds.upper, "{bounds:?} vs {depth}");
                 out_of_capacity += 1;

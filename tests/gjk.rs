@@ -35,9 +35,9 @@ fn check(outcome: &GjkOutcome<f64>, truth: f64, scale: f64, tol: f64, label: &st
             assert!(dev <= wband, "{label}: normal direction {dev}");
             Kind::Separated
         }
-        GjkOutcome::Intersecting(_) => {
+        GjkOutcome::Penetrating(_) => {
             assert!(truth < band, "{label}: intersecting but truth {truth}");
-            Kind::Intersecting
+            Kind::Penetrating
         }
         GjkOutcome::Undetermined { reason, bounds } => {
             panic!("{label}: undetermined {reason:?} {bounds:?}, truth {truth}")
@@ -48,11 +48,11 @@ fn check(outcome: &GjkOutcome<f64>, truth: f64, scale: f64, tol: f64, label: &st
 #[derive(PartialEq, Debug)]
 enum Kind {
     Separated,
-    Intersecting,
+    Penetrating,
 }
 
 fn dist<A: SupportMap<f64> + ?Sized, B: SupportMap<f64> + ?Sized>(a: &A, b: &B) -> GjkOutcome<f64> {
-    gjk::distance(a, b, &Budget::default(), &mut GjkCache::default())
+    gjk::distance(a, b, &Budget::default(), &mut GjkWarmStart::default())
 }
 
 #[test]
@@ -65,7 +65,7 @@ fn sphere_sphere_closed_form() {
         let b = Placed::new(Sphere::new(r2).unwrap(), pose(&mut rng, 3.0));
         let truth = (a.pose().translation.vector - b.pose().translation.vector).norm() - r1 - r2;
         let k = check(&dist(&a, &b), truth, 5.0, 1e-9, &format!("sphere-sphere #{i}"));
-        kinds[(k == Kind::Intersecting) as usize] += 1;
+        kinds[(k == Kind::Penetrating) as usize] += 1;
     }
     assert!(kinds[0] > 200 && kinds[1] > 200, "both regimes exercised: {kinds:?}");
 }
@@ -208,7 +208,7 @@ fn symmetry_and_rigid_motion_invariance() {
                 assert!((x.distance - z.distance).abs() < 1e-7, "#{i} motion {} {}", x.distance, z.distance);
                 assert!((x.witness.normal + y.witness.normal).norm() < 1e-3 || x.distance < 1e-3);
             }
-            (GjkOutcome::Intersecting(_), GjkOutcome::Intersecting(_), GjkOutcome::Intersecting(_)) => {}
+            (GjkOutcome::Penetrating(_), GjkOutcome::Penetrating(_), GjkOutcome::Penetrating(_)) => {}
             (x, y, z) => {
                 // Only allowed inside the tolerance band around contact.
                 let d = [x, y, z]
@@ -227,7 +227,7 @@ fn warm_start_gives_the_same_answer_in_fewer_iterations() {
     let a_shape = Cuboid::new(Vector3::new(1.0, 0.5, 0.3)).unwrap();
     let b_shape = Cylinder::new(0.8, 0.4).unwrap();
     let (mut cold_iters, mut warm_iters) = (0, 0);
-    let mut cache = GjkCache::default();
+    let mut cache = GjkWarmStart::default();
     let base = pose(&mut rng, 0.5);
     for k in 0..300 {
         let t = k as f64 * 0.01;
@@ -235,7 +235,7 @@ fn warm_start_gives_the_same_answer_in_fewer_iterations() {
             at(2.5 + 0.3 * t.sin(), 0.2 * t.cos(), 0.1 * t) * nalgebra::Rotation3::from_euler_angles(t, 0.5 * t, 0.0);
         let a = Placed::new(a_shape, base);
         let b = Placed::new(b_shape, pb);
-        let mut cold = GjkCache::default();
+        let mut cold = GjkWarmStart::default();
         let c = gjk::distance(&a, &b, &Budget::default(), &mut cold);
         let w = gjk::distance(&a, &b, &Budget::default(), &mut cache);
         cold_iters += cold.iterations;
@@ -261,12 +261,12 @@ fn f32_matches_closed_forms_within_f32_tolerance() {
         let outside = point_box_distance(&c, &half, &pa);
         let truth = if outside > 0.0 { outside - r } else { -r };
         let band = 5e-4 * 5.0;
-        match gjk::distance(&a, &b, &Budget::default(), &mut GjkCache::default()) {
+        match gjk::distance(&a, &b, &Budget::default(), &mut GjkWarmStart::default()) {
             GjkOutcome::Separated(s) => {
                 assert!((s.distance as f64 - truth).abs() < band, "#{i}: {} vs {truth}", s.distance);
                 assert!(s.bounds.lower > 0.0);
             }
-            GjkOutcome::Intersecting(_) => assert!(truth < band, "#{i}: truth {truth}"),
+            GjkOutcome::Penetrating(_) => assert!(truth < band, "#{i}: truth {truth}"),
             GjkOutcome::Undetermined { reason, bounds } => panic!("#{i}: {reason:?} {bounds:?} truth {truth}"),
         }
     }
@@ -280,7 +280,7 @@ fn iteration_cap_is_never_separated_wrongly() {
         let b = Placed::new(Cone::new(0.7, 0.5).unwrap(), pose(&mut rng, 2.0));
         let full = dist(&a, &b);
         for cap in 1..4 {
-            let out = gjk::distance(&a, &b, &Budget::new(cap, 1e-12), &mut GjkCache::default());
+            let out = gjk::distance(&a, &b, &Budget::new(cap, 1e-12), &mut GjkWarmStart::default());
             match (out, full) {
                 (GjkOutcome::Undetermined { reason, bounds }, GjkOutcome::Separated(s)) => {
                     assert_eq!(reason, Undetermined::IterationCap);
@@ -288,7 +288,7 @@ fn iteration_cap_is_never_separated_wrongly() {
                 }
                 (GjkOutcome::Undetermined { .. }, _) => {}
                 (GjkOutcome::Separated(s), GjkOutcome::Separated(f)) => assert!((s.distance - f.distance).abs() < 1e-6),
-                (GjkOutcome::Intersecting(_), GjkOutcome::Intersecting(_)) => {}
+                (GjkOutcome::Penetrating(_), GjkOutcome::Penetrating(_)) => {}
                 (x, y) => panic!("capped {x:?} full {y:?}"),
             }
         }
@@ -303,12 +303,12 @@ fn intersect_agrees_with_distance() {
         let a = random_primitive(&mut rng, pa);
         let b = random_primitive(&mut rng, pb);
         let d = dist(&*a, &*b);
-        let hit = gjk::intersect(&*a, &*b, &Budget::default(), &mut GjkCache::default());
+        let hit = gjk::intersect(&*a, &*b, &Budget::default(), &mut GjkWarmStart::default());
         match (d, hit) {
             (GjkOutcome::Separated(s), GjkOutcome::Separated(h)) => {
                 assert!(h.bounds.lower > 0.0 && h.bounds.lower <= s.distance + 1e-9 && s.distance <= h.distance + 1e-9)
             }
-            (GjkOutcome::Intersecting(_), GjkOutcome::Intersecting(_)) => {}
+            (GjkOutcome::Penetrating(_), GjkOutcome::Penetrating(_)) => {}
             (GjkOutcome::Separated(s), _) | (_, GjkOutcome::Separated(s)) => assert!(s.distance < 1e-9, "#{i}"),
             other => panic!("#{i}: {other:?}"),
         }
@@ -333,8 +333,8 @@ fn touching_and_stacked_cubes() {
     let u32_ = Cuboid::new(Vector3::new(0.5_f32, 0.5, 0.5)).unwrap();
     let a = Placed::new(u32_, pose_f32(&at(0.0, 0.0, 0.0)));
     let b = Placed::new(u32_, pose_f32(&at(0.0, 0.0, 1.0)));
-    match gjk::distance(&a, &b, &Budget::default(), &mut GjkCache::default()) {
-        GjkOutcome::Intersecting(_) => {}
+    match gjk::distance(&a, &b, &Budget::default(), &mut GjkWarmStart::default()) {
+        GjkOutcome::Penetrating(_) => {}
         GjkOutcome::Separated(s) => assert!(s.distance < 1e-4),
         u => panic!("{u:?}"),
     }
@@ -345,11 +345,11 @@ fn origin_on_a_face_of_the_tetrahedron_and_two_point_terminal_simplex() {
     // Box-like pairs whose CSO has large flat faces through/near the origin.
     let a = Placed::new(Cuboid::new(Vector3::new(1.0, 1.0, 1.0)).unwrap(), at(0.0, 0.0, 0.0));
     let b = Placed::new(Cuboid::new(Vector3::new(1.0, 1.0, 1.0)).unwrap(), at(2.0, 0.0, 0.0));
-    assert_eq!(dist(&a, &b).is_intersecting(), Some(true));
+    assert_eq!(dist(&a, &b).is_penetrating(), Some(true));
     let b = Placed::new(Cuboid::new(Vector3::new(1.0, 1.0, 1.0)).unwrap(), at(2.0, 2.0, 0.0));
-    assert_eq!(dist(&a, &b).is_intersecting(), Some(true));
+    assert_eq!(dist(&a, &b).is_penetrating(), Some(true));
     let b = Placed::new(Cuboid::new(Vector3::new(1.0, 1.0, 1.0)).unwrap(), at(2.0, 2.0, 2.0));
-    assert_eq!(dist(&a, &b).is_intersecting(), Some(true));
+    assert_eq!(dist(&a, &b).is_penetrating(), Some(true));
     // Edge-on-edge, slightly apart: the closest features are two edges.
     let rot = nalgebra::Rotation3::from_axis_angle(&Vector3::z_axis(), std::f64::consts::FRAC_PI_4);
     let b =
@@ -363,7 +363,7 @@ fn touching_triangles() {
     let plate = Cuboid::new(Vector3::new(1.0, 1.0, 1e-4)).unwrap();
     let a = Placed::new(plate, at(0.0, 0.0, 0.0));
     let b = Placed::new(plate, at(2.0, 2.0, 0.0));
-    assert_eq!(dist(&a, &b).is_intersecting(), Some(true));
+    assert_eq!(dist(&a, &b).is_penetrating(), Some(true));
     let b = Placed::new(plate, at(2.0 + 1e-6, 2.0, 0.0));
     check(&dist(&a, &b), 1e-6, 2.0, 1e-9, "corner to corner");
 }
@@ -377,10 +377,10 @@ fn large_coordinates_and_size_ratios() {
     check(&dist(&a, &b), 1e-3, 1e6, 1e-9, "far away small spheres f64");
     let a32 = Placed::new(Sphere::new(1e-3_f32).unwrap(), pose_f32(&at(1e6, 1e6, 1e6)));
     let b32 = Placed::new(Sphere::new(1e-3_f32).unwrap(), pose_f32(&at(1e6 + 3e-3, 1e6, 1e6)));
-    match gjk::distance(&a32, &b32, &Budget::default(), &mut GjkCache::default()) {
+    match gjk::distance(&a32, &b32, &Budget::default(), &mut GjkWarmStart::default()) {
         // f32 cannot resolve 1e-3 at 1e6 (ulp = 0.06): any answer must say so through its bounds.
         GjkOutcome::Separated(s) => assert!(s.bounds.lower <= 1e-3 + 0.13 && s.bounds.upper >= 1e-3 - 0.13, "{s:?}"),
-        GjkOutcome::Intersecting(_) | GjkOutcome::Undetermined { .. } => {}
+        GjkOutcome::Penetrating(_) | GjkOutcome::Undetermined { .. } => {}
     }
     // Size ratio 1e4: a big box and a tiny sphere.
     let big = Placed::new(Cuboid::new(Vector3::new(1e3, 1e3, 1e3)).unwrap(), at(0.0, 0.0, 0.0));
@@ -400,13 +400,13 @@ fn non_finite_input_is_undetermined_not_a_panic() {
             GjkOutcome::Undetermined { reason, .. } => assert_eq!(reason, Undetermined::NonFinite),
             other => panic!("{other:?}"),
         }
-        match gjk::intersect(&a, &b, &Budget::default(), &mut GjkCache::default()) {
+        match gjk::intersect(&a, &b, &Budget::default(), &mut GjkWarmStart::default()) {
             GjkOutcome::Undetermined { reason, .. } => assert_eq!(reason, Undetermined::NonFinite),
             other => panic!("{other:?}"),
         }
         // A poisoned cache direction must not poison the query.
         let b = Placed::new(s, at(0.0, 0.0, 3.0));
-        let mut cache = GjkCache { direction: Vector3::new(bad, 0.0, 0.0), ..Default::default() };
+        let mut cache = GjkWarmStart { direction: Vector3::new(bad, 0.0, 0.0), ..Default::default() };
         check(&gjk::distance(&a, &b, &Budget::default(), &mut cache), 1.0, 3.0, 1e-9, "poisoned cache");
     }
     assert!(Sphere::new(f64::NAN).is_err());
@@ -445,7 +445,7 @@ fn composite_shapes_against_closed_forms() {
         let (x, y) = (dist(&aff, &b), dist(&ell, &b));
         match (x, y) {
             (GjkOutcome::Separated(x), GjkOutcome::Separated(y)) => assert!((x.distance - y.distance).abs() < 1e-7),
-            (GjkOutcome::Intersecting(_), GjkOutcome::Intersecting(_)) => {}
+            (GjkOutcome::Penetrating(_), GjkOutcome::Penetrating(_)) => {}
             other => panic!("#{i} affine vs ellipsoid {other:?}"),
         }
         // Hull of two spheres = capsule.
@@ -456,7 +456,7 @@ fn composite_shapes_against_closed_forms() {
         let cap = Placed::new(Capsule::new(0.7, round).unwrap(), pa);
         match (dist(&hull, &b), dist(&cap, &b)) {
             (GjkOutcome::Separated(x), GjkOutcome::Separated(y)) => assert!((x.distance - y.distance).abs() < 1e-7),
-            (GjkOutcome::Intersecting(_), GjkOutcome::Intersecting(_)) => {}
+            (GjkOutcome::Penetrating(_), GjkOutcome::Penetrating(_)) => {}
             other => panic!("#{i} hull vs capsule {other:?}"),
         }
     }
@@ -468,7 +468,7 @@ fn composite_shapes_against_closed_forms() {
 fn fuzz_sphere_sphere_lower_bound_never_above_distance() {
     let a = Placed::new(Sphere::new(0.921875_f32).unwrap(), pose_f32(&at(-0.6953125, 0.0, 0.0)));
     let b = Placed::new(Sphere::new(0.1875_f32).unwrap(), pose_f32(&at(0.00390625, 4.0, 0.0)));
-    let GjkOutcome::Separated(s) = gjk::distance(&a, &b, &Budget::default(), &mut GjkCache::default()) else {
+    let GjkOutcome::Separated(s) = gjk::distance(&a, &b, &Budget::default(), &mut GjkWarmStart::default()) else {
         panic!()
     };
     let truth = (0.6992188f64.powi(2) + 16.0).sqrt() - 0.921875 - 0.1875;
@@ -496,7 +496,7 @@ fn fuzz_flat_cone_bounds_hold_up_to_support_rounding() {
         exact = exact.min((centre - (apex + ab * s)).norm());
     }
     let exact = exact - 0.0625;
-    let GjkOutcome::Separated(s) = gjk::distance(&a, &b, &Budget::default(), &mut GjkCache::default()) else {
+    let GjkOutcome::Separated(s) = gjk::distance(&a, &b, &Budget::default(), &mut GjkWarmStart::default()) else {
         panic!()
     };
     let slack = 16.0 * f32::EPSILON as f64 * 38.0;
@@ -509,7 +509,7 @@ fn fuzz_needle_cone_warm_start_with_zero_tolerance() {
     // and was accepted because it was shorter: warm distance 49.69 vs 56.155.
     let a = Placed::new(Cone::new(72.89, 0.0156).unwrap(), at(0.0, 16.0, 0.0));
     let b = Placed::new(Sphere::new(9.0).unwrap(), at(44.0, 64.0625, 16.0));
-    let mut cache = GjkCache::default();
+    let mut cache = GjkWarmStart::default();
     let mut answers = vec![];
     for tolerance in [0.0, 4.6e-308, 0.0] {
         match gjk::distance(&a, &b, &Budget::new(64, tolerance), &mut cache) {
@@ -532,7 +532,7 @@ fn an_unusable_tolerance_is_an_invalid_budget_not_contact() {
     let a = Placed::new(Sphere::new(1.0).unwrap(), at(0.0, 0.0, 0.0));
     let b = Placed::new(Sphere::new(1.0).unwrap(), at(5.0, 0.0, 0.0));
     for t in [f64::NAN, f64::INFINITY, -1.0] {
-        match gjk::distance(&a, &b, &Budget::new(64, t), &mut GjkCache::default()) {
+        match gjk::distance(&a, &b, &Budget::new(64, t), &mut GjkWarmStart::default()) {
             GjkOutcome::Undetermined { reason, .. } => assert_eq!(reason, Undetermined::InvalidBudget),
             other => panic!("{t}: {other:?}"),
         }

@@ -11,7 +11,8 @@ mod common;
 
 use common::*;
 use nalgebra::{Translation3, Vector3};
-use narrowphase::gpu::{FrameContacts, GpuContact, GpuError, GpuParticles, GpuShape};
+use narrowphase::error::GpuError;
+use narrowphase::gpu::{FrameContacts, GpuContact, GpuParticles, GpuShape};
 use narrowphase::prelude::*;
 use narrowphase::sdf::grid::{fill_first_order, FirstOrderGrid, GridLayout};
 use narrowphase::sdf::particles::{

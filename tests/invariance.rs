@@ -202,7 +202,7 @@ fn family<R: Real>(seed: u64, offset: f64, pairs: usize, slack: f64) -> Tally {
         let (sa, sb) = (a.shape(), b.shape());
 
         // contact: certified signed-distance bounds.
-        let out = contact(sa, sb, &budget, &mut GjkCache::default());
+        let out = contact(sa, sb, &budget, &mut GjkWarmStart::default());
         if let Some(d) = truth(ka, &wa, kb, &wb) {
             let (lo, hi) = match out {
                 Proximity::Separated(s) => (s.bounds.lower.to_f64(), s.bounds.upper.to_f64()),
@@ -217,11 +217,11 @@ fn family<R: Real>(seed: u64, offset: f64, pairs: usize, slack: f64) -> Tally {
         }
         if let Some(hit) = overlap(ka, &wa, kb, &wb, slack) {
             let answers = [
-                ("contact", out.is_colliding()),
-                ("gjk::intersect", gjk::intersect(sa, sb, &budget, &mut GjkCache::default()).is_intersecting()),
-                ("gjk::distance", gjk::distance(sa, sb, &budget, &mut GjkCache::default()).is_intersecting()),
-                ("mpr::intersect", mpr::intersect(sa, sb, &budget).is_intersecting()),
-                ("mpr::penetration", mpr::penetration(sa, sb, &budget).is_intersecting()),
+                ("contact", out.is_penetrating()),
+                ("gjk::intersect", gjk::intersect(sa, sb, &budget, &mut GjkWarmStart::default()).is_penetrating()),
+                ("gjk::distance", gjk::distance(sa, sb, &budget, &mut GjkWarmStart::default()).is_penetrating()),
+                ("mpr::intersect", mpr::intersect(sa, sb, &budget).is_penetrating()),
+                ("mpr::penetration", mpr::penetration(sa, sb, &budget).is_penetrating()),
             ];
             for (name, answer) in answers {
                 match answer {
@@ -261,7 +261,7 @@ fn boxes_five_millimetres_apart_at_a_hundred_metres_f32() {
     let at = |x: f32| Placed::new(cube, Pose::from_parts(Translation3::new(x, 0.0, 0.0), Rotation3::identity()));
     let (a, b) = (at(100.0), at(100.105));
     let gap = (100.105_f32 - 100.0 - 0.1) as f64; // the separation of the f32 poses, exactly
-    match contact(&a, &b, &Budget::default(), &mut GjkCache::default()) {
+    match contact(&a, &b, &Budget::default(), &mut GjkWarmStart::default()) {
         Proximity::Separated(s) => {
             assert!(s.bounds.lower > 0.0);
             assert!((s.distance as f64 - gap).abs() < 1e-6, "{s:?} vs {gap}");
@@ -269,8 +269,8 @@ fn boxes_five_millimetres_apart_at_a_hundred_metres_f32() {
         }
         other => panic!("{other:?}"),
     }
-    assert_eq!(gjk::intersect(&a, &b, &Budget::default(), &mut GjkCache::default()).is_intersecting(), Some(false));
-    assert_eq!(mpr::intersect(&a, &b, &Budget::default()).is_intersecting(), Some(false));
+    assert_eq!(gjk::intersect(&a, &b, &Budget::default(), &mut GjkWarmStart::default()).is_penetrating(), Some(false));
+    assert_eq!(mpr::intersect(&a, &b, &Budget::default()).is_penetrating(), Some(false));
 }
 
 /// Capsule pairs 0.1 m apart at offsets 1e4, 1e6 and 1e9 in f32: the poses
@@ -284,7 +284,7 @@ fn capsules_a_decimetre_apart_far_from_the_origin_f32() {
         let b = Placed::new(cap, Pose::from_parts(Translation3::new(offset, offset + 0.2, 0.0), Rotation3::identity()));
         let dy = ((offset + 0.2) - offset) as f64; // what f32 made of the 0.2 m
         let truth = dy - 0.1;
-        match contact(&a, &b, &Budget::default(), &mut GjkCache::default()) {
+        match contact(&a, &b, &Budget::default(), &mut GjkWarmStart::default()) {
             Proximity::Separated(s) => {
                 assert!((s.distance as f64 - truth).abs() <= 1e-6 * truth.max(1.0), "{offset}: {s:?} vs {truth}")
             }
@@ -300,7 +300,7 @@ fn concentric_spheres_are_exact() {
         let origin = Pose::from_parts(Translation3::new(R::lit(3.0), R::lit(-2.0), R::lit(1.0)), Rotation3::identity());
         let a = Placed::new(Sphere::new(R::lit(0.3)).unwrap(), origin);
         let b = Placed::new(Sphere::new(R::lit(0.2)).unwrap(), origin);
-        match contact(&a, &b, &Budget::default(), &mut GjkCache::default()) {
+        match contact(&a, &b, &Budget::default(), &mut GjkWarmStart::default()) {
             Proximity::Penetrating(p) => {
                 assert!((p.depth.to_f64() - 0.5).abs() < eps, "{p:?}");
                 assert!(p.bounds.contains(R::lit(0.5)) || (p.bounds.lower.to_f64() - 0.5).abs() < eps, "{p:?}");
@@ -320,7 +320,7 @@ fn capsules_on_one_axis_and_crossing_are_exact() {
         let a = Placed::new(Capsule::new(R::lit(0.4), R::lit(0.1)).unwrap(), to::<R>(&common::at(1.0, 2.0, 3.0)));
         let pb = Pose::from_parts(Translation3::new(1.0, 2.0, 3.0 + offset), b_rot);
         let b = Placed::new(Capsule::new(R::lit(0.3), R::lit(0.05)).unwrap(), to::<R>(&pb));
-        match contact(&a, &b, &Budget::default(), &mut GjkCache::default()) {
+        match contact(&a, &b, &Budget::default(), &mut GjkWarmStart::default()) {
             Proximity::Penetrating(p) => assert!((p.depth.to_f64() - 0.15).abs() < eps, "{offset}: {p:?}"),
             other => panic!("{offset}: {other:?}"),
         }
@@ -364,11 +364,11 @@ fn poses_that_are_not_rigid_are_refused_or_made_rigid() {
     let near = Placed::new(ball, Pose::from_parts(Translation3::new(1.5, 0.0, 0.0), Rotation3::identity()));
     let far = Placed::new(ball, Pose::from_parts(Translation3::new(0.9, 0.0, 0.0), Rotation3::identity()));
     assert!(
-        (contact(&a, &near, &Budget::default(), &mut GjkCache::default()).signed_distance().unwrap() - 0.5).abs()
+        (contact(&a, &near, &Budget::default(), &mut GjkWarmStart::default()).signed_distance().unwrap() - 0.5).abs()
             < 1e-12
     );
     assert!(
-        (contact(&a, &far, &Budget::default(), &mut GjkCache::default()).signed_distance().unwrap() + 0.1).abs()
+        (contact(&a, &far, &Budget::default(), &mut GjkWarmStart::default()).signed_distance().unwrap() + 0.1).abs()
             < 1e-12
     );
     // set_pose validates and leaves the body where it was on an error.
@@ -387,7 +387,7 @@ fn epa_cap_follows_the_workspace() {
     for _ in 0..2000 {
         let a = Placed::new(Capsule::new(0.3_f32, 0.1).unwrap(), to(&common::pose(&mut rng, 0.3)));
         let b = Placed::new(Ellipsoid::new(Vector3::new(0.3_f32, 0.2, 0.1)).unwrap(), to(&common::pose(&mut rng, 0.3)));
-        let out = contact_with(&a, &b, &Budget::new(500, 1e-7), &mut GjkCache::default(), &mut epa);
+        let out = contact_with(&a, &b, &Budget::new(500, 1e-7), &mut GjkWarmStart::default(), &mut epa);
         assert!(!matches!(out, Proximity::Undetermined { reason: Undetermined::OutOfCapacity, .. }), "{out:?}");
         assert!(epa.iterations() <= 32);
     }
@@ -406,11 +406,14 @@ fn penetrating_ellipsoids_decide_in_f64() {
         };
         let a = Placed::new(Ellipsoid::new(axes(&mut rng)).unwrap(), common::pose(&mut rng, 0.8));
         let b = Placed::new(Ellipsoid::new(axes(&mut rng)).unwrap(), common::pose(&mut rng, 0.8));
-        if !matches!(gjk::distance(&a, &b, &Budget::default(), &mut GjkCache::default()), GjkOutcome::Intersecting(_)) {
+        if !matches!(
+            gjk::distance(&a, &b, &Budget::default(), &mut GjkWarmStart::default()),
+            GjkOutcome::Penetrating(_)
+        ) {
             continue;
         }
         total += 1;
-        let out = contact(&a, &b, &Budget::default(), &mut GjkCache::default());
+        let out = contact(&a, &b, &Budget::default(), &mut GjkWarmStart::default());
         if let Proximity::Penetrating(p) = out {
             decided += 1;
             let h = |u: &Vector3<f64>| u.dot(&(a.support(u) - b.support(&-u)));
@@ -432,9 +435,9 @@ fn a_negative_tolerance_is_an_invalid_budget() {
         Proximity::Undetermined { reason, .. } => Some(reason),
         _ => None,
     };
-    assert_eq!(reason(contact(&a, &a, &bad, &mut GjkCache::default())), Some(Undetermined::InvalidBudget));
+    assert_eq!(reason(contact(&a, &a, &bad, &mut GjkWarmStart::default())), Some(Undetermined::InvalidBudget));
     assert!(matches!(
-        gjk::distance(&a, &a, &bad, &mut GjkCache::default()),
+        gjk::distance(&a, &a, &bad, &mut GjkWarmStart::default()),
         GjkOutcome::Undetermined { reason: Undetermined::InvalidBudget, .. }
     ));
     assert!(matches!(
@@ -453,7 +456,7 @@ fn witness_points_lie_on_their_surfaces_within_the_gap() {
         let (ka, pa, kb, pb) = relative_pair(&mut rng);
         let a = Body::<f64>::new(ka, pa);
         let b = Body::<f64>::new(kb, pb);
-        let Proximity::Separated(s) = contact(a.shape(), b.shape(), &Budget::default(), &mut GjkCache::default())
+        let Proximity::Separated(s) = contact(a.shape(), b.shape(), &Budget::default(), &mut GjkWarmStart::default())
         else {
             continue;
         };
@@ -479,7 +482,7 @@ fn witness_points_lie_on_their_surfaces_within_the_gap() {
 #[test]
 fn sdf_and_closed_form_ellipsoid_queries_do_not_depend_on_the_placement() {
     use narrowphase::minkowski::ellipsoid_pair;
-    use narrowphase::sdf::{EllipsoidMethod, EllipsoidWarmStart};
+    use narrowphase::sdf::ellipsoid_method::{EllipsoidMethod, EllipsoidWarmStart};
     let mut rng = rng(13);
     for &offset in &OFFSETS {
         for _ in 0..100 {
@@ -505,7 +508,7 @@ fn sdf_and_closed_form_ellipsoid_queries_do_not_depend_on_the_placement() {
             let ea = Ellipsoid::new(Vector3::new(ra, ra, ra)).unwrap();
             let eb = Ellipsoid::new(Vector3::new(rb, rb, rb)).unwrap();
             if truth.abs() > 1e-9 {
-                let hit = ellipsoid_pair::ellipsoids(&ea, &pa, &eb, &pb).is_colliding();
+                let hit = ellipsoid_pair::ellipsoids(&ea, &pa, &eb, &pb).is_penetrating();
                 assert_ne!(hit, Some(truth > 0.0), "{offset}: {truth}");
             }
         }

@@ -12,10 +12,12 @@
 mod common;
 
 use nalgebra::{Matrix3, Rotation2, Rotation3, Translation2, Translation3, Vector2, Vector3};
+use narrowphase::math::Pose2;
 use narrowphase::minkowski::ellipsoid_pair::{ellipses, ellipsoid_polynomial, ellipsoids, AlgebraicOutcome};
-use narrowphase::minkowski::superquadric::{ellipse_superellipse, ellipsoid_superquadric, Mode};
-use narrowphase::minkowski::{MinkowskiOutcome, Pose2};
+use narrowphase::minkowski::superquadric::{ellipse_superellipse, ellipsoid_superquadric};
+use narrowphase::minkowski::MinkowskiOutcome;
 use narrowphase::prelude::*;
+use narrowphase::query::Stop;
 use narrowphase::query::Undetermined;
 use narrowphase::shape::{Ellipse, Superellipse, Superquadric};
 use rand::Rng;
@@ -162,8 +164,8 @@ fn two_spheres_touch_at_sum_of_radii() {
         let dir = common::unit_vector(&mut rng);
         for (d, want) in [(1.49, true), (1.51, false), (0.2, true), (7.0, false)] {
             let pose = Pose::from_parts(Translation3::from(dir * d), common::rotation(&mut rng));
-            let out = ellipsoid_superquadric(&sq, &Pose::identity(), &e, &pose, &Budget::default(), Mode::Margin);
-            assert_eq!(out.is_colliding(), Some(want), "d = {d}: {out:?}");
+            let out = ellipsoid_superquadric(&sq, &Pose::identity(), &e, &pose, &Budget::default(), Stop::Converged);
+            assert_eq!(out.is_penetrating(), Some(want), "d = {d}: {out:?}");
             let h = out.hit().unwrap();
             assert!((h.margin - d / 1.5).abs() < 1e-9, "margin {} vs {}", h.margin, d / 1.5);
             // The witness lies on the unit sphere, towards the ellipsoid.
@@ -186,11 +188,11 @@ fn coaxial_ellipsoids_touch_at_sum_of_x_axes() {
     for s in [-1.0, 1.0] {
         for (d, want) in [(touch - 1e-6, true), (touch + 1e-6, false), (touch * 0.5, true), (touch * 1.5, false)] {
             let pose = at3(s * d, 0.0, 0.0);
-            let out = ellipsoid_superquadric(&sq, &Pose::identity(), &eb, &pose, &Budget::default(), Mode::Margin);
-            assert_eq!(out.is_colliding(), Some(want), "d = {d}: {out:?}");
+            let out = ellipsoid_superquadric(&sq, &Pose::identity(), &eb, &pose, &Budget::default(), Stop::Converged);
+            assert_eq!(out.is_penetrating(), Some(want), "d = {d}: {out:?}");
             assert!((out.hit().unwrap().margin - d / touch).abs() < 1e-9);
             let asc = ellipsoids(&ea, &Pose::identity(), &eb, &pose);
-            assert_eq!(asc.is_colliding(), Some(want), "ASC d = {d}: {asc:?}");
+            assert_eq!(asc.is_penetrating(), Some(want), "ASC d = {d}: {asc:?}");
         }
     }
     // f32: the same away from a rounding band.
@@ -199,9 +201,9 @@ fn coaxial_ellipsoids_touch_at_sum_of_x_axes() {
     let ea32 = Ellipsoid::new(a.cast::<f32>()).unwrap();
     for (d, want) in [(touch - 1e-3, true), (touch + 1e-3, false)] {
         let pose: Pose<f32> = common::pose_f32(&at3(d, 0.0, 0.0));
-        let out = ellipsoid_superquadric(&sq32, &Pose::identity(), &eb32, &pose, &Budget::default(), Mode::Decide);
-        assert_eq!(out.is_colliding(), Some(want), "f32 d = {d}: {out:?}");
-        assert_eq!(ellipsoids(&ea32, &Pose::identity(), &eb32, &pose).is_colliding(), Some(want));
+        let out = ellipsoid_superquadric(&sq32, &Pose::identity(), &eb32, &pose, &Budget::default(), Stop::Decided);
+        assert_eq!(out.is_penetrating(), Some(want), "f32 d = {d}: {out:?}");
+        assert_eq!(ellipsoids(&ea32, &Pose::identity(), &eb32, &pose).is_penetrating(), Some(want));
     }
 }
 
@@ -224,15 +226,15 @@ fn unit_spheres_characteristic_polynomial() {
         }
         let out = ellipsoids(&s, &pa, &s, &pb);
         if (d - 2.0).abs() > 1e-6 {
-            assert_eq!(out.is_colliding(), Some(d < 2.0), "d = {d}: {out:?}");
+            assert_eq!(out.is_penetrating(), Some(d < 2.0), "d = {d}: {out:?}");
         } else {
-            assert_eq!(out.is_colliding(), Some(true)); // touching counts as contact
+            assert_eq!(out.is_penetrating(), Some(true)); // touching counts as contact
         }
     }
     // Exactly touching: a positive double root, reported as touching.
     let out = ellipsoids(&s, &Pose::identity(), &s, &at3(2.0, 0.0, 0.0));
     match out {
-        AlgebraicOutcome::Colliding(c) => assert!(c.touching && (c.lambda - 1.0).abs() < 1e-6, "{c:?}"),
+        AlgebraicOutcome::Penetrating(c) => assert!(c.touching && (c.lambda - 1.0).abs() < 1e-6, "{c:?}"),
         other => panic!("{other:?}"),
     }
 }
@@ -242,7 +244,7 @@ fn unit_discs_characteristic_cubic() {
     let s = Ellipse::new(Vector2::new(1.0, 1.0)).unwrap();
     for (d, want) in [(1.9, true), (2.1, false), (0.0, true), (10.0, false)] {
         let pb = Pose2::from_parts(Translation2::new(0.0, d), Rotation2::new(0.3));
-        assert_eq!(ellipses(&s, &Pose2::identity(), &s, &pb).is_colliding(), Some(want), "d = {d}");
+        assert_eq!(ellipses(&s, &Pose2::identity(), &s, &pb).is_penetrating(), Some(want), "d = {d}");
     }
 }
 
@@ -269,14 +271,14 @@ fn ellipsoid_superquadric_matches_brute_force_f64_and_f32() {
         let truth = truth3(&a, e1, e2, &b, &rot, &c);
         let sq = Superquadric::new(a, e1, e2).unwrap();
         let e = Ellipsoid::new(b).unwrap();
-        let out = ellipsoid_superquadric(&sq, &sq_pose, &e, &e_pose, &Budget::default(), Mode::Decide);
+        let out = ellipsoid_superquadric(&sq, &sq_pose, &e, &e_pose, &Budget::default(), Stop::Decided);
         iters += u64::from(out.iterations());
         max_iters = max_iters.max(out.iterations());
         let Some(t) = truth else {
             band += 1;
             continue;
         };
-        match out.is_colliding() {
+        match out.is_penetrating() {
             Some(got) => {
                 assert_eq!(got, t, "case {case}: a={a:?} e=({e1},{e2}) b={b:?} c={c:?}: {out:?}");
                 checked += 1;
@@ -287,9 +289,9 @@ fn ellipsoid_superquadric_matches_brute_force_f64_and_f32() {
             }
         }
         // Margin mode agrees and reports a consistent margin.
-        let m = ellipsoid_superquadric(&sq, &sq_pose, &e, &e_pose, &Budget::default(), Mode::Margin);
+        let m = ellipsoid_superquadric(&sq, &sq_pose, &e, &e_pose, &Budget::default(), Stop::Converged);
         if let Some(h) = m.hit() {
-            assert_eq!(m.is_colliding(), Some(t), "case {case} margin mode: {m:?}");
+            assert_eq!(m.is_penetrating(), Some(t), "case {case} margin mode: {m:?}");
             assert!(!h.certified || (h.margin > 1.0) == !t, "case {case}: {h:?}");
         }
         // f32: same answer wherever it answers (the band is wider there).
@@ -301,9 +303,9 @@ fn ellipsoid_superquadric_matches_brute_force_f64_and_f32() {
             &e32,
             &common::pose_f32(&e_pose),
             &Budget::default(),
-            Mode::Decide,
+            Stop::Decided,
         );
-        match out32.is_colliding() {
+        match out32.is_penetrating() {
             Some(got) => assert_eq!(got, t, "f32 case {case}: {out32:?}"),
             None => undetermined32 += 1,
         }
@@ -338,24 +340,24 @@ fn ellipse_superellipse_matches_brute_force_f64_and_f32() {
         let se = Superellipse::new(a, e).unwrap();
         let el = Ellipse::new(b).unwrap();
         let (p1, p2) = (Pose2::from_parts(t1.into(), r1), Pose2::from_parts(t2.into(), r2));
-        let out = ellipse_superellipse(&se, &p1, &el, &p2, &Budget::default(), Mode::Decide);
+        let out = ellipse_superellipse(&se, &p1, &el, &p2, &Budget::default(), Stop::Decided);
         let Some(t) = truth else { continue };
-        match out.is_colliding() {
+        match out.is_penetrating() {
             Some(got) => {
                 assert_eq!(got, t, "case {case}: a={a:?} e={e} b={b:?} c={c:?}: {out:?}");
                 checked += 1;
             }
             None => undetermined += 1,
         }
-        let m = ellipse_superellipse(&se, &p1, &el, &p2, &Budget::default(), Mode::Margin);
+        let m = ellipse_superellipse(&se, &p1, &el, &p2, &Budget::default(), Stop::Converged);
         if m.hit().is_some() {
-            assert_eq!(m.is_colliding(), Some(t), "case {case} margin: {m:?}");
+            assert_eq!(m.is_penetrating(), Some(t), "case {case} margin: {m:?}");
         }
         let se32 = Superellipse::new(a.cast::<f32>(), e as f32).unwrap();
         let el32 = Ellipse::new(b.cast::<f32>()).unwrap();
         let (q1, q2): (Pose2<f32>, Pose2<f32>) = (nalgebra::convert(p1), nalgebra::convert(p2));
-        let out32 = ellipse_superellipse(&se32, &q1, &el32, &q2, &Budget::default(), Mode::Decide);
-        match out32.is_colliding() {
+        let out32 = ellipse_superellipse(&se32, &q1, &el32, &q2, &Budget::default(), Stop::Decided);
+        match out32.is_penetrating() {
             Some(got) => assert_eq!(got, t, "f32 case {case}: {out32:?}"),
             None => undetermined32 += 1,
         }
@@ -390,7 +392,7 @@ fn algebraic_condition_matches_exact_checker_and_brute_force() {
             &eb,
             &pb,
             &Budget::default(),
-            Mode::Margin,
+            Stop::Converged,
         );
         let rot = pa.rotation.matrix().transpose() * pb.rotation.matrix();
         let c = pa.rotation.inverse() * (pb.translation.vector - pa.translation.vector);
@@ -398,12 +400,12 @@ fn algebraic_condition_matches_exact_checker_and_brute_force() {
         if let Some(h) = mk.hit() {
             // Away from contact both exact tests agree.
             if (h.margin - 1.0).abs() > 1e-6 {
-                assert_eq!(asc.is_colliding(), mk.is_colliding(), "case {case}: {asc:?} vs {mk:?}");
+                assert_eq!(asc.is_penetrating(), mk.is_penetrating(), "case {case}: {asc:?} vs {mk:?}");
                 checked += 1;
             }
         }
         if let Some(t) = truth {
-            assert_eq!(asc.is_colliding(), Some(t), "case {case}: {asc:?}");
+            assert_eq!(asc.is_penetrating(), Some(t), "case {case}: {asc:?}");
         }
         // f32 agrees away from contact.
         let asc32 = ellipsoids(
@@ -414,7 +416,7 @@ fn algebraic_condition_matches_exact_checker_and_brute_force() {
         );
         if let (Some(t), Some(h)) = (truth, mk.hit()) {
             if (h.margin - 1.0).abs() > 1e-2 {
-                assert_eq!(asc32.is_colliding(), Some(t), "f32 case {case}: {asc32:?} margin {}", h.margin);
+                assert_eq!(asc32.is_penetrating(), Some(t), "f32 case {case}: {asc32:?} margin {}", h.margin);
             }
         }
     }
@@ -426,7 +428,7 @@ fn algebraic_condition_matches_exact_checker_and_brute_force() {
 #[test]
 fn root_finder_statistics() {
     let mut rng = common::rng(9);
-    for (label, mode) in [("decide", Mode::Decide), ("margin", Mode::Margin)] {
+    for (label, mode) in [("decide", Stop::Decided), ("margin", Stop::Converged)] {
         let n = 3000;
         let (mut und, mut und32) = (0, 0);
         let mut its: Vec<u32> = Vec::with_capacity(n);
@@ -446,8 +448,8 @@ fn root_finder_statistics() {
                 mode,
             );
             its.push(out.iterations());
-            und += usize::from(out.is_colliding().is_none());
-            if out.is_colliding().is_none() {
+            und += usize::from(out.is_penetrating().is_none());
+            if out.is_penetrating().is_none() {
                 eprintln!("undetermined {label}: a={a:?} e=({e1:.3},{e2:.3}) b={b:?}: {out:?}");
             }
             let out32 = ellipsoid_superquadric(
@@ -459,10 +461,10 @@ fn root_finder_statistics() {
                 mode,
             );
             its32.push(out32.iterations());
-            if out32.is_colliding().is_none() {
+            if out32.is_penetrating().is_none() {
                 eprintln!("undetermined f32 {label}: a={a:?} e=({e1:.3},{e2:.3}) b={b:?} p2={p2:?}: {out32:?}");
             }
-            und32 += usize::from(out32.is_colliding().is_none());
+            und32 += usize::from(out32.is_penetrating().is_none());
         }
         for (prec, its, und) in [("f64", &mut its, und), ("f32", &mut its32, und32)] {
             its.sort_unstable();
@@ -483,7 +485,7 @@ fn root_finder_statistics() {
 #[test]
 fn root_finder_statistics_2d() {
     let mut rng = common::rng(15);
-    for (label, mode) in [("decide", Mode::Decide), ("margin", Mode::Margin)] {
+    for (label, mode) in [("decide", Stop::Decided), ("margin", Stop::Converged)] {
         let n = 5000;
         let mut und = 0;
         let mut its: Vec<u32> = Vec::with_capacity(n);
@@ -505,7 +507,7 @@ fn root_finder_statistics_2d() {
                 mode,
             );
             its.push(out.iterations());
-            und += usize::from(out.is_colliding().is_none());
+            und += usize::from(out.is_penetrating().is_none());
         }
         its.sort_unstable();
         let mean = its.iter().map(|&i| f64::from(i)).sum::<f64>() / n as f64;
@@ -531,10 +533,10 @@ fn agrees_with_gjk_on_the_support_map() {
         let e = Ellipsoid::new(b).unwrap();
         let p1 = common::pose(&mut rng, 1.0);
         let p2 = common::pose(&mut rng, 2.5);
-        let exact = ellipsoid_superquadric(&sq, &p1, &e, &p2, &Budget::default(), Mode::Margin);
-        let mut cache = GjkCache::default();
+        let exact = ellipsoid_superquadric(&sq, &p1, &e, &p2, &Budget::default(), Stop::Converged);
+        let mut cache = GjkWarmStart::default();
         let g = gjk::distance(&Placed::new(sq, p1), &Placed::new(e, p2), &Budget::default(), &mut cache);
-        let (Some(h), Some(gi)) = (exact.hit(), g.is_intersecting()) else { continue };
+        let (Some(h), Some(gi)) = (exact.hit(), g.is_penetrating()) else { continue };
         // Skip contact within a small band (GJK's tolerance vs the margin).
         let near = match &g {
             GjkOutcome::Separated(s) => s.distance < 1e-6,
@@ -543,7 +545,7 @@ fn agrees_with_gjk_on_the_support_map() {
         if (h.margin - 1.0).abs() < 1e-6 || near {
             continue;
         }
-        assert_eq!(exact.is_colliding(), Some(gi), "case {case}: {exact:?} vs {g:?}");
+        assert_eq!(exact.is_penetrating(), Some(gi), "case {case}: {exact:?} vs {g:?}");
         // The boundary point is where the ellipsoid touches: GJK distance 0 there.
         if let GjkOutcome::Separated(s) = &g {
             assert!(h.margin > 1.0 && s.distance > 0.0);
@@ -569,7 +571,7 @@ fn agrees_with_the_ellipsoid_method_on_the_sdf_bound() {
         let e = Ellipsoid::new(b).unwrap();
         let p1 = common::pose(&mut rng, 1.0);
         let p2 = common::pose(&mut rng, 2.5);
-        let exact = ellipsoid_superquadric(&sq, &p1, &e, &p2, &Budget::default(), Mode::Margin);
+        let exact = ellipsoid_superquadric(&sq, &p1, &e, &p2, &Budget::default(), Stop::Converged);
         let Some(h) = exact.hit() else { continue };
         if (h.margin - 1.0).abs() < 0.02 {
             continue;
@@ -579,9 +581,9 @@ fn agrees_with_the_ellipsoid_method_on_the_sdf_bound() {
             &Placed::new(e, p2),
             &mut EllipsoidWarmStart::default(),
         );
-        match em.is_colliding() {
+        match em.is_penetrating() {
             Some(c) => {
-                assert_eq!(Some(c), exact.is_colliding(), "case {case}: {em:?} vs {exact:?}");
+                assert_eq!(Some(c), exact.is_penetrating(), "case {case}: {em:?} vs {exact:?}");
                 compared += 1;
             }
             None => undetermined += 1,
@@ -603,14 +605,18 @@ fn boundary_point_is_a_touching_position() {
         let e = Ellipsoid::new(b).unwrap();
         let p1 = common::pose(&mut rng, 1.0);
         let p2 = common::pose(&mut rng, 3.0);
-        let out = ellipsoid_superquadric(&sq, &p1, &e, &p2, &Budget::default(), Mode::Margin);
+        let out = ellipsoid_superquadric(&sq, &p1, &e, &p2, &Budget::default(), Stop::Converged);
         let Some(h) = out.hit() else { continue };
         if !h.converged {
             continue;
         }
         let moved = Pose::from_parts(Translation3::from(h.boundary_point), p2.rotation);
-        let g =
-            gjk::distance(&Placed::new(sq, p1), &Placed::new(e, moved), &Budget::default(), &mut GjkCache::default());
+        let g = gjk::distance(
+            &Placed::new(sq, p1),
+            &Placed::new(e, moved),
+            &Budget::default(),
+            &mut GjkWarmStart::default(),
+        );
         if let GjkOutcome::Separated(s) = g {
             assert!(s.distance < 1e-6, "{s:?}");
         }
@@ -648,36 +654,36 @@ fn coincident_centres_collide_and_bad_poses_are_undetermined() {
     let mut rng = common::rng(8);
     let p = common::pose(&mut rng, 3.0);
     let q = Pose::from_parts(p.translation, common::rotation(&mut rng));
-    for mode in [Mode::Decide, Mode::Margin] {
+    for mode in [Stop::Decided, Stop::Converged] {
         let out = ellipsoid_superquadric(&sq, &p, &e, &q, &Budget::default(), mode);
-        assert_eq!(out.is_colliding(), Some(true));
+        assert_eq!(out.is_penetrating(), Some(true));
         assert_eq!(out.hit().unwrap().margin, 0.0);
     }
     let se = Superellipse::new(Vector2::new(1.0, 2.0), 0.3).unwrap();
     let el = Ellipse::new(Vector2::new(0.1, 0.2)).unwrap();
-    let out = ellipse_superellipse(&se, &Pose2::identity(), &el, &Pose2::identity(), &Budget::default(), Mode::Decide);
-    assert_eq!(out.is_colliding(), Some(true));
+    let out = ellipse_superellipse(&se, &Pose2::identity(), &el, &Pose2::identity(), &Budget::default(), Stop::Decided);
+    assert_eq!(out.is_penetrating(), Some(true));
     let out = ellipsoids(&e, &p, &e, &q);
-    assert_eq!(out.is_colliding(), Some(true));
+    assert_eq!(out.is_penetrating(), Some(true));
 
     for bad in [f64::NAN, f64::INFINITY, -f64::INFINITY] {
         let q = at3(bad, 0.0, 1.0);
-        let out = ellipsoid_superquadric(&sq, &p, &e, &q, &Budget::default(), Mode::Decide);
+        let out = ellipsoid_superquadric(&sq, &p, &e, &q, &Budget::default(), Stop::Decided);
         assert!(matches!(out, MinkowskiOutcome::Undetermined { reason: Undetermined::NonFinite, .. }), "{out:?}");
-        let out = ellipsoid_superquadric(&sq, &q, &e, &p, &Budget::default(), Mode::Decide);
+        let out = ellipsoid_superquadric(&sq, &q, &e, &p, &Budget::default(), Stop::Decided);
         assert!(matches!(out, MinkowskiOutcome::Undetermined { reason: Undetermined::NonFinite, .. }));
         assert_eq!(ellipsoids(&e, &q, &e, &p), AlgebraicOutcome::Undetermined { reason: Undetermined::NonFinite });
         let q2 = Pose2::from_parts(Translation2::new(0.0, bad), Rotation2::identity());
-        let out = ellipse_superellipse(&se, &Pose2::identity(), &el, &q2, &Budget::default(), Mode::Decide);
+        let out = ellipse_superellipse(&se, &Pose2::identity(), &el, &q2, &Budget::default(), Stop::Decided);
         assert!(matches!(out, MinkowskiOutcome::Undetermined { reason: Undetermined::NonFinite, .. }));
-        assert!(ellipses(&el, &q2, &el, &Pose2::identity()).is_colliding().is_none());
+        assert!(ellipses(&el, &q2, &el, &Pose2::identity()).is_penetrating().is_none());
     }
     // A NaN tolerance is rejected, a zero cap still answers or says why.
     let nan_budget = Budget::new(64, f64::NAN);
-    assert!(ellipsoid_superquadric(&sq, &p, &e, &q, &nan_budget, Mode::Decide).is_colliding().is_none());
+    assert!(ellipsoid_superquadric(&sq, &p, &e, &q, &nan_budget, Stop::Decided).is_penetrating().is_none());
     let tiny = Budget::new(0, 1e-12);
-    let out = ellipsoid_superquadric(&sq, &p, &e, &at3(1.0, 1.0, 1.0), &tiny, Mode::Margin);
-    assert!(out.iterations() <= 1 || out.is_colliding().is_some());
+    let out = ellipsoid_superquadric(&sq, &p, &e, &at3(1.0, 1.0, 1.0), &tiny, Stop::Converged);
+    assert!(out.iterations() <= 1 || out.is_penetrating().is_some());
 }
 
 #[test]
@@ -686,14 +692,14 @@ fn huge_and_tiny_coordinates_never_panic_or_nan() {
     let e = Ellipsoid::new(Vector3::new(0.1_f32, 0.2, 0.3)).unwrap();
     for x in [1.0e30_f32, 3.0e38, 1.0e-30, 1.0e-44, -1.0e20] {
         let q = Pose::from_parts(Translation3::new(x, x * 0.5, -x), Default::default());
-        for mode in [Mode::Decide, Mode::Margin] {
+        for mode in [Stop::Decided, Stop::Converged] {
             let out = ellipsoid_superquadric(&sq, &Pose::identity(), &e, &q, &Budget::default(), mode);
             if let Some(h) = out.hit() {
                 assert!(!h.margin.is_nan() && h.boundary_point.iter().all(|c| c.is_finite()), "{x}: {out:?}");
                 if x.abs() > 10.0 {
-                    assert_eq!(out.is_colliding(), Some(false), "{x}");
+                    assert_eq!(out.is_penetrating(), Some(false), "{x}");
                 } else {
-                    assert_eq!(out.is_colliding(), Some(true), "{x}");
+                    assert_eq!(out.is_penetrating(), Some(true), "{x}");
                 }
             }
         }
@@ -724,7 +730,7 @@ fn hostile_inputs_never_panic_nor_give_nan() {
         let m = nalgebra::Matrix3::from_fn(|_, _| pick(&mut rng));
         let rot = if rng.random_bool(0.5) { Rotation3::from_matrix_unchecked(m) } else { Rotation3::identity() };
         let p2 = Pose::from_parts(Translation3::new(pick(&mut rng), pick(&mut rng), pick(&mut rng)), rot);
-        for mode in [Mode::Decide, Mode::Margin] {
+        for mode in [Stop::Decided, Stop::Converged] {
             let out = ellipsoid_superquadric(&sq, &Pose::identity(), &e, &p2, &Budget::default(), mode);
             if let Some(h) = out.hit() {
                 assert!(!h.margin.is_nan() && !h.residual.is_nan(), "{out:?}");
@@ -738,7 +744,7 @@ fn hostile_inputs_never_panic_nor_give_nan() {
             Translation2::new(pick(&mut rng), pick(&mut rng)),
             nalgebra::Rotation2::from_matrix_unchecked(nalgebra::Matrix2::from_fn(|_, _| pick(&mut rng))),
         );
-        let out = ellipse_superellipse(&se, &Pose2::identity(), &el, &q, &Budget::default(), Mode::Margin);
+        let out = ellipse_superellipse(&se, &Pose2::identity(), &el, &q, &Budget::default(), Stop::Converged);
         if let Some(h) = out.hit() {
             assert!(!h.margin.is_nan(), "{out:?}");
         }

@@ -469,17 +469,17 @@ fn build<R: Real>(b: &Body, erode: f64) -> Placed<Prim<R>, R> {
 fn gjk_truth(a: &Body, b: &Body, band: f64) -> Option<Truth> {
     let (fa, fb) = (build::<f64>(a, 0.0), build::<f64>(b, 0.0));
     let budget = Budget::new(200, 1e-12);
-    match gjk::distance(&fa, &fb, &budget, &mut GjkCache::default()) {
+    match gjk::distance(&fa, &fb, &budget, &mut GjkWarmStart::default()) {
         GjkOutcome::Separated(s) if s.bounds.lower > band => {
             return Some(Truth { sd: s.distance, depth: None });
         }
-        GjkOutcome::Intersecting(_) => {}
+        GjkOutcome::Penetrating(_) => {}
         _ => return None,
     }
     let inner = build::<f64>(a, band);
-    match gjk::distance(&inner, &fb, &budget, &mut GjkCache::default()) {
+    match gjk::distance(&inner, &fb, &budget, &mut GjkWarmStart::default()) {
         // Depth >= band (less GJK's tolerance, far below it).
-        GjkOutcome::Intersecting(_) => Some(Truth { sd: -band, depth: None }),
+        GjkOutcome::Penetrating(_) => Some(Truth { sd: -band, depth: None }),
         _ => None,
     }
 }
@@ -495,7 +495,7 @@ fn mixed<R: Real>(seed: u64, pairs: usize) {
             // In the band: only the certificates and consistency are checked,
             // against GJK's distance (0 when touching or overlapping).
             let (fa, fb) = (build::<f64>(&ba, 0.0), build::<f64>(&bb, 0.0));
-            let sd = match gjk::distance(&fa, &fb, &Budget::new(200, 1e-12), &mut GjkCache::default()) {
+            let sd = match gjk::distance(&fa, &fb, &Budget::new(200, 1e-12), &mut GjkWarmStart::default()) {
                 GjkOutcome::Separated(s) => s.distance,
                 _ => 0.0,
             };
@@ -504,8 +504,8 @@ fn mixed<R: Real>(seed: u64, pairs: usize) {
         };
         run_pair(&a, &b, truth, &mut t, &|| format!("#{i} {truth:?} {ba:?} {bb:?}"));
         // GJK's own boolean test in R agrees too.
-        let g = gjk::intersect(&a, &b, &Budget::default(), &mut GjkCache::default());
-        assert_eq!(g.is_intersecting(), Some(truth.sd < 0.0), "gjk::intersect #{i}");
+        let g = gjk::intersect(&a, &b, &Budget::default(), &mut GjkWarmStart::default());
+        assert_eq!(g.is_penetrating(), Some(truth.sd < 0.0), "gjk::intersect #{i}");
     }
     report("mixed", &t);
 }
@@ -525,8 +525,8 @@ fn works_through_dyn() {
     let a = placed::<f64, _>(Sphere::new(1.0).unwrap(), &common::at(0.0, 0.0, 0.0));
     let b = placed::<f64, _>(Cone::new(1.0, 0.5).unwrap(), &common::at(0.0, 1.2, 0.0));
     let (da, db): (&dyn SupportMap<f64>, &dyn SupportMap<f64>) = (&a, &b);
-    assert_eq!(mpr::intersect(da, db, &Budget::default()).is_intersecting(), Some(true));
-    assert_eq!(mpr::penetration(da, db, &Budget::default()).is_intersecting(), Some(true));
+    assert_eq!(mpr::intersect(da, db, &Budget::default()).is_penetrating(), Some(true));
+    assert_eq!(mpr::penetration(da, db, &Budget::default()).is_penetrating(), Some(true));
 }
 
 // ---------------------------------------------------------------------------
@@ -655,7 +655,7 @@ fn concentric<R: Real>() {
         &PenCheck { depth: 1.5, normal: -Vector3::x(), point_a: None, point_b: None },
         "spheres",
     );
-    assert_eq!(mpr::intersect(&a, &b, &Budget::default()).is_intersecting(), Some(true));
+    assert_eq!(mpr::intersect(&a, &b, &Budget::default()).is_penetrating(), Some(true));
 
     let mut rng = rng(41);
     for i in 0..100 {
@@ -770,7 +770,7 @@ fn small_budgets<R: Real>(seed: u64) {
                     (MprOutcome::Undetermined { .. }, _) => panic!("{name} cap {cap} #{i}: {out:?}"),
                     (_, Some(t)) => {
                         decided[cap as usize] += 1;
-                        assert_eq!(out.is_intersecting(), Some(t.sd < 0.0), "{name} cap {cap} #{i}: {out:?} {t:?}");
+                        assert_eq!(out.is_penetrating(), Some(t.sd < 0.0), "{name} cap {cap} #{i}: {out:?} {t:?}");
                         if let MprOutcome::Separated { lower_bound, axis } = out {
                             assert!(check_certificate(&a, &b, lower_bound, &axis) > -slack::<R>());
                         }
@@ -829,10 +829,10 @@ fn flat_and_degenerate_bodies() {
     for (name, q) in queries::<f64, Points<4>, Points<4>>() {
         // Coplanar overlapping squares: a flat CSO containing the origin.
         let out = q(&square(0.0, 0.0, 0.0), &square(0.5, 0.3, 0.0), &budget);
-        assert!(out.is_intersecting() != Some(false), "{name}: {out:?}");
+        assert!(out.is_penetrating() != Some(false), "{name}: {out:?}");
         // Coplanar, apart in the plane: never penetrating.
         let out = q(&square(0.0, 0.0, 0.0), &square(3.0, 0.2, 0.0), &budget);
-        assert!(out.is_intersecting() != Some(true), "{name}: {out:?}");
+        assert!(out.is_penetrating() != Some(true), "{name}: {out:?}");
         // Parallel planes: separated by 0.5.
         let out = q(&square(0.0, 0.0, 0.0), &square(0.5, 0.3, 0.5), &budget);
         match out {
@@ -847,24 +847,24 @@ fn flat_and_degenerate_bodies() {
             Point3::new(0.2, -1.0, 1.0),
         ]);
         let out = q(&square(0.0, 0.0, 0.0), &vertical, &budget);
-        assert!(out.is_intersecting() != Some(false), "{name}: {out:?}");
+        assert!(out.is_penetrating() != Some(false), "{name}: {out:?}");
     }
     // Single points: the CSO is a point.
     let p = Points([Point3::new(1.0, 2.0, 3.0)]);
     let q = Points([Point3::new(1.0, 2.0, 3.0)]);
     let out = mpr::penetration(&p, &q, &budget);
-    assert!(out.is_intersecting() != Some(false), "{out:?}");
+    assert!(out.is_penetrating() != Some(false), "{out:?}");
     let q = Points([Point3::new(1.0, 2.5, 3.0)]);
     let out = mpr::intersect(&p, &q, &budget);
-    assert_eq!(out.is_intersecting(), Some(false), "{out:?}");
+    assert_eq!(out.is_penetrating(), Some(false), "{out:?}");
     // Segments crossing, and skew segments.
     let s1 = Points([Point3::new(-1.0, 0.0, 0.0), Point3::new(1.0, 0.0, 0.0)]);
     let s2 = Points([Point3::new(0.0, -1.0, 0.0), Point3::new(0.0, 1.0, 0.0)]);
     let out = mpr::intersect(&s1, &s2, &budget);
-    assert!(out.is_intersecting() != Some(false), "{out:?}");
+    assert!(out.is_penetrating() != Some(false), "{out:?}");
     let s3 = Points([Point3::new(0.0, -1.0, 0.25), Point3::new(0.0, 1.0, 0.25)]);
     let out = mpr::intersect(&s1, &s3, &budget);
-    assert_eq!(out.is_intersecting(), Some(false), "{out:?}");
+    assert_eq!(out.is_penetrating(), Some(false), "{out:?}");
 }
 
 #[test]
@@ -888,7 +888,7 @@ fn far_from_the_world_origin_f32() {
         for (name, q) in queries::<f32, _, _>() {
             let out = q(&a, &b, &Budget::default());
             if sd.abs() > band {
-                assert_eq!(out.is_intersecting(), Some(sd < 0.0), "{name} #{i} sd {sd}: {out:?}");
+                assert_eq!(out.is_penetrating(), Some(sd < 0.0), "{name} #{i} sd {sd}: {out:?}");
             }
             if let MprOutcome::Separated { lower_bound, .. } = out {
                 assert!((lower_bound as f64) <= sd + 0.2, "{name} #{i}");
@@ -930,7 +930,7 @@ fn iteration_counts<R: Real>(seed: u64, n: usize, budget: Budget<R>) -> ([[[u32;
         let b = build::<R>(&bb, 0.0);
         for (k, (_, q)) in queries::<R, _, _>().into_iter().enumerate() {
             count.set(0);
-            match q(&a, &b, &budget).is_intersecting() {
+            match q(&a, &b, &budget).is_penetrating() {
                 Some(hit) => counts[k][hit as usize].push(count.get()),
                 None => capped[k] += 1,
             }

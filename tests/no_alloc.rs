@@ -184,18 +184,18 @@ where
     B: SupportMap<R> + Sdf<R, 3> + Copy,
 {
     let budget = Budget::<R>::default();
-    let mut warm = GjkCache::default();
+    let mut warm = GjkWarmStart::default();
     let mut sdf_warm = EllipsoidWarmStart::default();
     for (pa, pb) in poses {
         let (a, b) = (Placed::new(a, *pa), Placed::new(b, *pb));
         tally.queries += 1;
 
-        let _ = gjk::intersect(&a, &b, &budget, &mut GjkCache::default());
+        let _ = gjk::intersect(&a, &b, &budget, &mut GjkWarmStart::default());
         let _ = gjk::intersect(&a, &b, &budget, &mut warm);
         let _ = gjk::distance(&a, &b, &budget, &mut warm);
-        match gjk::distance(&a, &b, &budget, &mut GjkCache::default()) {
+        match gjk::distance(&a, &b, &budget, &mut GjkWarmStart::default()) {
             GjkOutcome::Separated(_) => tally.separated += 1,
-            GjkOutcome::Intersecting(simplex) => {
+            GjkOutcome::Penetrating(simplex) => {
                 tally.intersecting += 1;
                 if let Proximity::Penetrating(_) = epa::penetration(&a, &b, &simplex, &budget) {
                     tally.epa_penetrating += 1;
@@ -203,10 +203,10 @@ where
             }
             GjkOutcome::Undetermined { .. } => tally.undetermined += 1,
         }
-        let _ = contact::contact(&a, &b, &budget, &mut GjkCache::default());
+        let _ = contact::contact(&a, &b, &budget, &mut GjkWarmStart::default());
         let _ = contact::contact(&a, &b, &budget, &mut warm);
 
-        if mpr::intersect(&a, &b, &budget).is_intersecting() == Some(true) {
+        if mpr::intersect(&a, &b, &budget).is_penetrating() == Some(true) {
             tally.mpr_hits += 1;
         }
         let _ = mpr::penetration(&a, &b, &budget);
@@ -215,7 +215,7 @@ where
         // The next pose is anywhere: declare a motion that covers it.
         sdf_warm.moved(R::lit(100.0));
         let dist = EllipsoidMethod::distance().solve(&a, &b, &mut sdf_warm);
-        tally.sdf_determined += hit.is_colliding().is_some() as u64 + dist.is_colliding().is_some() as u64;
+        tally.sdf_determined += hit.is_penetrating().is_some() as u64 + dist.is_penetrating().is_some() as u64;
     }
 }
 
@@ -306,9 +306,10 @@ fn queries_do_not_allocate_f64() {
 fn general_sdf_queries_do_not_allocate() {
     use nalgebra::Matrix3;
     use narrowphase::sdf::gradient::{self, GradientContact, GradientParams};
+    use narrowphase::sdf::grid::fill_first_order;
     use narrowphase::sdf::octree::{self, Cell, KeptCell, OctreeParams};
     use narrowphase::sdf::particles::{particle_contacts, ParticleContact, ParticleParams};
-    use narrowphase::sdf::{fill_first_order, Sdf, Torus, Transformed};
+    use narrowphase::sdf::{Sdf, Torus, Transformed};
 
     let ring = Placed::new(Torus::new(1.0_f64, 0.25).unwrap(), Pose::identity());
     let turned = Placed::new(
@@ -317,7 +318,7 @@ fn general_sdf_queries_do_not_allocate() {
     );
     let ball =
         Transformed::new(Sphere::new(0.6_f64).unwrap(), Matrix3::identity(), 1.0, Vector3::new(1.0, 0.0, 0.3)).unwrap();
-    let layout = narrowphase::sdf::GridLayout::covering(&ring.bounding_box().inflated(0.2), 0.1).unwrap();
+    let layout = narrowphase::sdf::grid::GridLayout::covering(&ring.bounding_box().inflated(0.2), 0.1).unwrap();
     let mut values = vec![0.0_f64; 4 * layout.samples()];
     let mut stack = vec![Cell::<f64, 3>::default(); octree::required_stack(3, 6)];
     let mut kept = vec![KeptCell::<f64, 3>::default(); 512];

@@ -106,7 +106,7 @@ fn distance_and_boolean_agree_with_parry3d() {
         let a = random_shape(&mut rng, pa);
         let b = random_shape(&mut rng, pb);
         let theirs = parry3d::query::distance(&a.pose, &*a.parry, &b.pose, &*b.parry).unwrap().distance;
-        let ours = gjk::distance(&*a.ours, &*b.ours, &Budget::default(), &mut GjkCache::default());
+        let ours = gjk::distance(&*a.ours, &*b.ours, &Budget::default(), &mut GjkWarmStart::default());
         match ours {
             GjkOutcome::Separated(s) => {
                 assert!(theirs > -band, "#{i}: ours separated {}, parry {theirs}", s.distance);
@@ -128,7 +128,7 @@ fn distance_and_boolean_agree_with_parry3d() {
                 }
                 separated += 1;
             }
-            GjkOutcome::Intersecting(_) => {
+            GjkOutcome::Penetrating(_) => {
                 assert!(theirs < band, "#{i}: ours intersecting, parry {theirs}");
                 intersecting += 1;
             }

@@ -13,8 +13,9 @@
 mod common;
 
 use nalgebra::{Point3, Vector3};
-use narrowphase::query::ShapeError;
-use narrowphase::shape::{Plane, Polytope, PolytopeData, PolytopeError, SupportHint, SupportMap};
+use narrowphase::error::PolytopeError;
+use narrowphase::error::ShapeError;
+use narrowphase::shape::{Plane, Polytope, PolytopeData, SupportMap, SupportWarmStart};
 
 /// Owned copies of the arrays, to corrupt one at a time.
 #[derive(Clone, Debug)]
@@ -128,7 +129,7 @@ fn hand_written_data_is_accepted() {
     }
     // Out-of-range start and hint: no panic, still the optimum.
     assert_eq!(p.support_index_climb(&Vector3::new(1.0, 1.0, 1.0), 1000), 7);
-    assert_eq!(p.support_hinted(&Vector3::new(-1.0, -1.0, -1.0), &mut SupportHint(u32::MAX)), c.v[0]);
+    assert_eq!(p.support_hinted(&Vector3::new(-1.0, -1.0, -1.0), &mut SupportWarmStart(u32::MAX)), c.v[0]);
 }
 
 #[test]
@@ -443,7 +444,8 @@ fn edge_midpoint_vertex_is_rejected() {
 #[cfg(feature = "std")]
 mod hull {
     use super::*;
-    use narrowphase::hull::{quickhull, HullError, OwnedPolytope};
+    use narrowphase::error::HullError;
+    use narrowphase::hull::{quickhull, OwnedPolytope};
     use narrowphase::math::Real;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
@@ -595,7 +597,7 @@ mod hull {
         }
         // Support in random directions: the brute-force maximum over the
         // input points, within the tolerance.
-        let mut hint = SupportHint::default();
+        let mut hint = SupportWarmStart::default();
         for _ in 0..40 {
             let d = unit(rng);
             let dr = d.map(R::lit);
@@ -751,7 +753,7 @@ mod hull {
                 assert!(value(&dt, turning) >= best - 1e-6, "n={n} dir {i}: turning");
             }
             // Through the trait, with a hint the caller keeps.
-            let mut hint = SupportHint::default();
+            let mut hint = SupportWarmStart::default();
             for _ in 0..200 {
                 let d = unit(&mut rng).map(|c| c as f32);
                 let p = poly.support_hinted(&d, &mut hint);

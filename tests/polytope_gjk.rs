@@ -125,7 +125,7 @@ fn gjk_distance_matches_feature_enumeration_and_sat() {
         let b = Placed::new(pb, posb);
         let sat = sat_gap(&ma, &mb);
         let band = 1e-9;
-        match gjk::distance(&a, &b, &Budget::default(), &mut GjkCache::default()) {
+        match gjk::distance(&a, &b, &Budget::default(), &mut GjkWarmStart::default()) {
             GjkOutcome::Separated(s) => {
                 let truth = brute_distance(&ma, &mb);
                 assert!(sat > -band, "#{i}: SAT says overlapping ({sat}), GJK {}", s.distance);
@@ -133,7 +133,7 @@ fn gjk_distance_matches_feature_enumeration_and_sat() {
                 assert!(s.bounds.lower <= truth + band && truth <= s.bounds.upper + band);
                 separated += 1;
             }
-            GjkOutcome::Intersecting(simplex) => {
+            GjkOutcome::Penetrating(simplex) => {
                 assert!(sat < band, "#{i}: SAT separates by {sat}");
                 intersecting += 1;
                 // EPA depth: no larger than the SAT minimum overlap (an upper bound
@@ -147,7 +147,7 @@ fn gjk_distance_matches_feature_enumeration_and_sat() {
             u => panic!("#{i}: {u:?}"),
         }
         // MPR agrees on the boolean outside the band.
-        match mpr::intersect(&a, &b, &Budget::default()).is_intersecting() {
+        match mpr::intersect(&a, &b, &Budget::default()).is_penetrating() {
             Some(true) => assert!(sat < band, "#{i}: MPR intersecting, SAT {sat}"),
             Some(false) => assert!(sat > -band, "#{i}: MPR separated, SAT {sat}"),
             None => {}
@@ -165,7 +165,7 @@ fn hill_climbing_polytopes_warm_start_over_a_trajectory() {
     let hb = quickhull(&random_cloud(&mut rng, 200)).unwrap();
     let (pa, pb) = (ha.polytope().unwrap(), hb.polytope().unwrap());
     assert!(pa.vertex_count() >= narrowphase::shape::HILL_CLIMB_MIN_VERTICES);
-    let mut cache = GjkCache::default();
+    let mut cache = GjkWarmStart::default();
     let (mut warm, mut cold) = (0, 0);
     for k in 0..200 {
         let t = k as f64 * 0.02;
@@ -173,7 +173,7 @@ fn hill_climbing_polytopes_warm_start_over_a_trajectory() {
             at(1.6 + 0.2 * t.sin(), 0.3 * t.cos(), 0.1) * nalgebra::Rotation3::from_euler_angles(0.3 * t, t, 0.0);
         let a = Placed::new(pa, Pose::identity());
         let b = Placed::new(pb, posb);
-        let mut c0 = GjkCache::default();
+        let mut c0 = GjkWarmStart::default();
         let x = gjk::distance(&a, &b, &Budget::default(), &mut c0);
         let y = gjk::distance(&a, &b, &Budget::default(), &mut cache);
         cold += c0.iterations;
@@ -187,7 +187,7 @@ fn hill_climbing_polytopes_warm_start_over_a_trajectory() {
                     assert!((x.distance - truth).abs() < 1e-9, "{k}: {} {truth}", x.distance);
                 }
             }
-            (GjkOutcome::Intersecting(_), GjkOutcome::Intersecting(_)) => {}
+            (GjkOutcome::Penetrating(_), GjkOutcome::Penetrating(_)) => {}
             other => panic!("{k}: {other:?}"),
         }
     }
@@ -220,7 +220,7 @@ fn fuzz_bipyramid_sphere_upper_bound_is_never_below_the_truth() {
     let truth = point_mesh_distance(&c, &mesh(&poly, &Pose::identity())) - 12.109;
     let a = Placed::new(poly, Pose::identity());
     let b = Placed::new(Sphere::new(12.109).unwrap(), at(c.x, c.y, c.z));
-    let mut cache = GjkCache::default();
+    let mut cache = GjkWarmStart::default();
     for round in 0..3 {
         match gjk::distance(&a, &b, &Budget::default(), &mut cache) {
             GjkOutcome::Separated(s) => {

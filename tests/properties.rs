@@ -74,13 +74,13 @@ fn band(scale: f64) -> f64 {
 }
 
 fn dist(a: &dyn Body, b: &dyn Body) -> GjkOutcome<f64> {
-    gjk::distance(&a, &b, &Budget::default(), &mut GjkCache::default())
+    gjk::distance(&a, &b, &Budget::default(), &mut GjkWarmStart::default())
 }
 
 /// A certified separation beyond the band contradicts contact.
 fn gjk_agree(x: &GjkOutcome<f64>, y: &GjkOutcome<f64>, band: f64) -> Result<(), TestCaseError> {
     for (p, q) in [(x, y), (y, x)] {
-        if let (GjkOutcome::Separated(s), GjkOutcome::Intersecting(_)) = (p, q) {
+        if let (GjkOutcome::Separated(s), GjkOutcome::Penetrating(_)) = (p, q) {
             prop_assert!(s.bounds.lower <= band, "{p:?} vs {q:?}");
         }
     }
@@ -135,7 +135,7 @@ proptest! {
         let (a, b) = (Placed::new(sa, xa), Placed::new(sb, xb));
         let truth = (xa.translation.vector - xb.translation.vector).norm() - ra - rb;
         let s = scale(&a, &b);
-        match contact(&a, &b, &Budget::default(), &mut GjkCache::default()) {
+        match contact(&a, &b, &Budget::default(), &mut GjkWarmStart::default()) {
             Proximity::Separated(x) => {
                 prop_assert!(truth > -band(s));
                 prop_assert!(x.bounds.lower <= truth + band(s) && truth <= x.bounds.upper + band(s), "{x:?} {truth}");
@@ -180,7 +180,7 @@ proptest! {
         let overlap = (0..3).map(|i| ha[i] + hb[i] - c[i].abs()).fold(f64::INFINITY, f64::min);
         prop_assume!(overlap > 1e-3);
         let s = scale(&a, &b);
-        match contact(&a, &b, &Budget::default(), &mut GjkCache::default()) {
+        match contact(&a, &b, &Budget::default(), &mut GjkWarmStart::default()) {
             Proximity::Penetrating(p) => {
                 prop_assert!(p.bounds.lower <= overlap + band(s) && overlap <= p.bounds.upper + band(s), "{p:?} {overlap}");
             }
@@ -200,7 +200,7 @@ proptest! {
         let g = dist(&a, &b);
         for m in [mpr::intersect(&a, &b, &Budget::default()), mpr::penetration(&a, &b, &Budget::default())] {
             match (&m, &g) {
-                (MprOutcome::Separated { lower_bound, .. }, GjkOutcome::Intersecting(_)) => {
+                (MprOutcome::Separated { lower_bound, .. }, GjkOutcome::Penetrating(_)) => {
                     prop_assert!(*lower_bound <= band, "{m:?} {g:?}")
                 }
                 (MprOutcome::Penetrating(_), GjkOutcome::Separated(s)) => prop_assert!(s.bounds.lower <= band, "{m:?} {g:?}"),
@@ -210,11 +210,11 @@ proptest! {
     }
 }
 
-/// `Separated` against a non-touching `Colliding`.
+/// `Separated` against a non-touching `Penetrating`.
 fn algebraic_contradicts(x: &AlgebraicOutcome<f64>, y: Option<bool>) -> bool {
     match (x, y) {
         (AlgebraicOutcome::Separated(_), Some(true)) => true,
-        (AlgebraicOutcome::Colliding(c), Some(false)) => !c.touching,
+        (AlgebraicOutcome::Penetrating(c), Some(false)) => !c.touching,
         _ => false,
     }
 }
@@ -230,13 +230,13 @@ proptest! {
         let eb = Ellipsoid::new(Vector3::new(b[0], b[1], b[2])).unwrap();
         let alg = ellipsoids(&ea, &xa, &eb, &xb);
         let swapped = ellipsoids(&eb, &xb, &ea, &xa);
-        prop_assert!(!algebraic_contradicts(&alg, swapped.is_colliding().filter(|_| !matches!(swapped, AlgebraicOutcome::Colliding(c) if c.touching))));
+        prop_assert!(!algebraic_contradicts(&alg, swapped.is_penetrating().filter(|_| !matches!(swapped, AlgebraicOutcome::Penetrating(c) if c.touching))));
         let (pa, pb) = (Placed::new(ea, xa), Placed::new(eb, xb));
         let band = band(scale(&pa, &pb));
         match dist(&pa, &pb) {
             GjkOutcome::Separated(s) if s.bounds.lower > band => prop_assert!(!algebraic_contradicts(&alg, Some(false)), "{alg:?} {s:?}"),
-            GjkOutcome::Intersecting(_) => {
-                if let Proximity::Penetrating(p) = contact(&pa, &pb, &Budget::new(64, 1e-3), &mut GjkCache::default()) {
+            GjkOutcome::Penetrating(_) => {
+                if let Proximity::Penetrating(p) = contact(&pa, &pb, &Budget::new(64, 1e-3), &mut GjkWarmStart::default()) {
                     if p.bounds.lower > 1e-2 * scale(&pa, &pb) {
                         prop_assert!(!algebraic_contradicts(&alg, Some(true)), "{alg:?} {p:?}");
                     }
@@ -245,7 +245,7 @@ proptest! {
             _ => {}
         }
         let sq = Superquadric::new(ea.semi_axes(), 1.0, 1.0).unwrap();
-        let mk = ellipsoid_superquadric(&sq, &xa, &eb, &xb, &Budget::default(), Mode::Margin);
+        let mk = ellipsoid_superquadric(&sq, &xa, &eb, &xb, &Budget::default(), Stop::Converged);
         if let Some(h) = mk.hit() {
             let gap = h.normal.dot(&(xb.translation.vector - h.boundary_point));
             if gap > band {
@@ -265,21 +265,21 @@ proptest! {
         let (xa, xb) = (pose(ta, ra), pose(tb, rb));
         let alg = ellipses(&ea, &xa, &eb, &xb);
         let hard = |o: &AlgebraicOutcome<f64>| match o {
-            AlgebraicOutcome::Colliding(c) if c.touching => None,
-            o => o.is_colliding(),
+            AlgebraicOutcome::Penetrating(c) if c.touching => None,
+            o => o.is_penetrating(),
         };
         prop_assert!(!algebraic_contradicts(&alg, hard(&ellipses(&eb, &xb, &ea, &xa))));
         let mm = pose(m.1, m.0);
         prop_assert!(!algebraic_contradicts(&alg, hard(&ellipses(&ea, &(mm * xa), &eb, &(mm * xb)))));
         let se = Superellipse::new(ea.semi_axes(), 1.0).unwrap();
-        let mk = ellipse_superellipse(&se, &xa, &eb, &xb, &Budget::default(), Mode::Margin);
+        let mk = ellipse_superellipse(&se, &xa, &eb, &xb, &Budget::default(), Stop::Converged);
         let scale = ta[0].hypot(ta[1]).max(tb[0].hypot(tb[1])) + 2.0;
         if let Some(h) = mk.hit() {
             let gap = h.normal.dot(&(xb.translation.vector - h.boundary_point));
             if gap > band(scale) {
                 prop_assert!(!algebraic_contradicts(&alg, Some(false)), "plane gap {gap}: {alg:?} {mk:?}");
             }
-            if let MinkowskiOutcome::Colliding(h) = &mk {
+            if let MinkowskiOutcome::Penetrating(h) = &mk {
                 let rho = se.inradius_lower_bound() + eb.semi_axes().min();
                 let p0 = (xb.translation.vector - xa.translation.vector).norm();
                 if h.converged && (1.0 - h.margin) * rho - p0 * h.residual > band(scale) {
@@ -319,7 +319,7 @@ proptest! {
         for w in phis.windows(2) {
             prop_assert!((w[0] - w[1]).abs() <= tol, "φ differs: {phis:?}");
         }
-        let flags: Vec<bool> = outs.iter().filter_map(|o| o.is_colliding()).collect();
+        let flags: Vec<bool> = outs.iter().filter_map(|o| o.is_penetrating()).collect();
         if phis.iter().all(|p| p.abs() > tol) {
             prop_assert!(flags.windows(2).all(|w| w[0] == w[1]), "{outs:?}");
         }

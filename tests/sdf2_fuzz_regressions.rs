@@ -5,7 +5,8 @@
 //! `#[ignore = "kernel bug: <file>: <what>"]`.
 
 use nalgebra::Vector3;
-use narrowphase::sdf::grid::{fill_first_order, FirstOrderGrid, GridError, GridLayout};
+use narrowphase::error::GridError;
+use narrowphase::sdf::grid::{fill_first_order, FirstOrderGrid, GridLayout};
 use narrowphase::sdf::{Sdf, Torus};
 
 /// `grid_sampling/f64-torus-subnormal-axis-offset-infinite-gradient`: a
@@ -153,9 +154,10 @@ fn assert_nan_at_nan_points<S: Sdf<f64, 3>>(name: &str, s: &S) {
 /// so no hit.
 #[test]
 fn a_nan_point_is_never_inside_a_box_or_a_cylinder() {
+    use narrowphase::math::Pose;
     use narrowphase::sdf::particles::iterate_projection;
     use narrowphase::sdf::{BoxN, CappedCone, Halfspace, Transformed, Union};
-    use narrowphase::shape::{Capsule, Cone, Cuboid, Cylinder, Ellipsoid, Placed, Pose, Rounded, Sphere};
+    use narrowphase::shape::{Capsule, Cone, Cuboid, Cylinder, Ellipsoid, Placed, Rounded, Sphere};
     let s = |k: f32| k / 256.0;
     let pose = |x: f32, y: f32, z: f32| Pose::from_parts(nalgebra::Translation3::new(x, y, z), Default::default());
     let a =
@@ -211,8 +213,9 @@ fn a_nan_point_is_never_inside_a_box_or_a_cylinder() {
 #[test]
 fn transformed_scale_below_the_extent_is_refused_and_accepted_ones_stay_finite() {
     use nalgebra::Matrix3;
-    use narrowphase::query::ShapeError;
-    use narrowphase::sdf::octree::{self, CellClass, KeptCell, OctreeMode, OctreeParams, OctreeVerdict};
+    use narrowphase::error::ShapeError;
+    use narrowphase::query::Stop;
+    use narrowphase::sdf::octree::{self, CellClass, KeptCell, OctreeParams, OctreeVerdict};
     use narrowphase::sdf::{Halfspace, Transformed, Union};
     use narrowphase::shape::{max_extent, min_extent, Capsule, Sphere};
     let n = |i: i16| i as f64 / 256.0;
@@ -265,11 +268,11 @@ fn transformed_scale_below_the_extent_is_refused_and_accepted_ones_stay_finite()
     let (va, vb) = (a.eval(&p).value, b.eval(&p).value);
     assert!((va - phi_a(&p)).abs() < 1e-9 && va < -3124.0, "φ_A {va} vs {}", phi_a(&p));
     assert!((vb - phi_b(&p)).abs() < 1e-9 && vb < 0.0, "φ_B {vb} vs {}", phi_b(&p));
-    let params = OctreeParams { max_depth: 4, max_cells: 25700, mode: OctreeMode::Collect };
+    let params = OctreeParams { max_depth: 4, max_cells: 25700, stop: Stop::Converged };
     let mut stack = vec![Default::default(); octree::required_stack(3, 4)];
     let mut out = vec![KeptCell::<f64, 3>::default(); 100];
     let rep = octree::intersect(&a, &b, &params, &mut stack, &mut out).unwrap();
-    assert_eq!(rep.verdict, OctreeVerdict::Intersecting, "{rep:?}");
+    assert_eq!(rep.verdict, OctreeVerdict::Penetrating, "{rep:?}");
     let mut checked = 0;
     for k in out.iter().take(rep.stored as usize).filter(|k| k.class == CellClass::InsideBoth) {
         let bx = k.cell.aabb;

@@ -8,16 +8,19 @@ mod common;
 
 use common::{pose, rng};
 use nalgebra::{Matrix3, Rotation3, SVector, Vector2, Vector3};
-use narrowphase::query::{ShapeError, Undetermined};
+use narrowphase::error::GradientError;
+use narrowphase::error::ShapeError;
+use narrowphase::math::Pose;
+use narrowphase::query::Undetermined;
+use narrowphase::sdf::ellipsoid_method::{EllipsoidMethod, EllipsoidWarmStart};
 use narrowphase::sdf::gradient::{
     contact, contacts, intersection_test, lattice_points, protrusion_points, ContactOutcome, GradientContact,
-    GradientError, GradientParams, GradientReport, IntersectionOutcome,
+    GradientParams, GradientReport, IntersectionOutcome,
 };
 use narrowphase::sdf::{
-    Aabb, Ball, BoxN, Difference, EllipsoidMethod, EllipsoidWarmStart, Halfspace, Sdf, SdfAccuracy, SdfSample, Torus,
-    Transformed, Union,
+    Aabb, Ball, BoxN, Difference, Halfspace, Sdf, SdfAccuracy, SdfSample, Torus, Transformed, Union,
 };
-use narrowphase::shape::{Capsule, Cuboid, Cylinder, Placed, Pose, Sphere};
+use narrowphase::shape::{Capsule, Cuboid, Cylinder, Placed, Sphere};
 use rand::Rng;
 
 type V3 = Vector3<f64>;
@@ -469,7 +472,7 @@ fn agrees_with_the_ellipsoid_method_on_random_convex_pairs() {
             skipped += 1;
             continue;
         }
-        let truth = em.is_colliding().unwrap();
+        let truth = em.is_penetrating().unwrap();
         let region = a.bounding_box().intersection(&b.bounding_box());
         let mut hit = false;
         if let Some(region) = region {
@@ -477,13 +480,13 @@ fn agrees_with_the_ellipsoid_method_on_random_convex_pairs() {
             let n = lattice_points(&region, 2, &mut points).unwrap();
             for x0 in &points[..n] {
                 match intersection_test(&*a, &*b, x0, &params) {
-                    IntersectionOutcome::Found { point, .. } => {
+                    IntersectionOutcome::Penetrating { point, .. } => {
                         // Checked by the closed forms, not by the code under test.
                         assert!(ba.phi(&point) < 0.0 && bb.phi(&point) < 0.0, "{point:?}");
                         hit = true;
                         break;
                     }
-                    IntersectionOutcome::NotFound { closest, phi_b, .. } => {
+                    IntersectionOutcome::LocalMinimum { closest, phi_b, .. } => {
                         assert!(ba.phi(&closest) < 1e-9, "closest is in A");
                         assert!(phi_b >= 0.0);
                     }
@@ -535,7 +538,7 @@ fn contact_from_a_point_inside_is_at_least_as_deep_and_outside_is_not_penetratin
     // Apart: the local minima are the distance.
     let far = translated(BoxN::new(V3::new(1.0, 1.0, 1.0)).unwrap(), V3::new(0.0, 0.0, -2.5));
     match contact(&a, &far, &V3::new(0.0, 0.0, -1.2), &GradientParams::default()) {
-        ContactOutcome::NotPenetrating { phi_b_at_p_a, phi_a_at_p_b, p_a, p_b, .. } => {
+        ContactOutcome::LocalMinimum { phi_b_at_p_a, phi_a_at_p_b, p_a, p_b, .. } => {
             assert!((phi_b_at_p_a - 0.5).abs() < 1e-5 && (phi_a_at_p_b - 0.5).abs() < 1e-5);
             assert!((p_a - V3::new(0.0, 0.0, -1.0)).norm() < 1e-2);
             assert!((p_b.z + 1.5).abs() < 1e-6 && p_b.xy().norm() < 0.2, "{p_b:?}");
@@ -564,7 +567,7 @@ fn iteration_cap_gives_undetermined_with_the_best_contact() {
         intersection_test(&a, &b, &V3::new(3.0, 0.0, 0.0), &zero),
         IntersectionOutcome::Undetermined { reason: Undetermined::IterationCap, iterations: 0 }
     );
-    assert_eq!(intersection_test(&a, &b, &x, &zero), IntersectionOutcome::Found { point: x, iterations: 0 });
+    assert_eq!(intersection_test(&a, &b, &x, &zero), IntersectionOutcome::Penetrating { point: x, iterations: 0 });
 }
 
 // ---------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-//! Sampled SDF grids (`narrowphase::sdf::grid`) against closed forms.
+//! Sampled SDF grids (`narrowphase::sdf::grid::Grid`) against closed forms.
 //!
 //! Ground truth: the closed-form signed distances of a sphere, a rotated box
 //! and a torus, written here (the grids are filled from the library's own
@@ -20,7 +20,8 @@ mod common;
 
 use common::{rng, unit_vector};
 use nalgebra::{Matrix3, Vector3};
-use narrowphase::sdf::grid::{fill_first_order, fill_zeroth, FirstOrderGrid, Grid, GridError, GridLayout, GridValue};
+use narrowphase::error::GridError;
+use narrowphase::sdf::grid::{fill_first_order, fill_zeroth, FirstOrderGrid, Grid, GridLayout, GridValue};
 use narrowphase::sdf::{Aabb, Ball, Sdf, SdfAccuracy, SdfSample, Torus, Transformed};
 use narrowphase::shape::{Cuboid, Sphere};
 use rand::Rng;

@@ -7,7 +7,7 @@
 //!   ulp), so the outward rounding itself is checked, not just the formula;
 //! - the octree's verdicts against closed forms (two balls: overlap iff
 //!   `d < r₁ + r₂`) and against GJK (independent code, support functions)
-//!   for rotated boxes and capsules: a proof (`Intersecting`/`Separated`)
+//!   for rotated boxes and capsules: a proof (`Penetrating`/`Separated`)
 //!   must never be wrong; `Undecided` is allowed only within a band of the
 //!   depth limit's cell size around contact.
 
@@ -15,9 +15,11 @@ mod common;
 
 use common::*;
 use nalgebra::{Matrix3, Point3, Rotation3, SVector, Vector2, Vector3};
+use narrowphase::error::OctreeError;
 use narrowphase::prelude::*;
+use narrowphase::query::Stop;
 use narrowphase::sdf::interval::Interval;
-use narrowphase::sdf::octree::{self, Cell, CellClass, KeptCell, OctreeError, OctreeMode, OctreeParams, OctreeVerdict};
+use narrowphase::sdf::octree::{self, Cell, CellClass, KeptCell, OctreeParams, OctreeVerdict};
 use narrowphase::sdf::{
     Aabb, Ball, BoxN, Difference, Halfspace, Intersection, IntervalSdf, Sdf, SdfAccuracy, SdfSample, SmoothUnion,
     Torus, Transformed, Union,
@@ -210,11 +212,7 @@ fn run<A: IntervalSdf<f64, 3>, B: IntervalSdf<f64, 3>>(
     let mut stack = vec![Cell::default(); octree::required_stack(3, params.max_depth)];
     let mut out = vec![KeptCell::default(); 4096];
     let rep = octree::intersect(a, b, params, &mut stack, &mut out).unwrap();
-    assert_eq!(
-        rep.dropped == 0 || params.mode == OctreeMode::Decide || rep.visited >= params.max_cells,
-        true,
-        "{rep:?}"
-    );
+    assert_eq!(rep.dropped == 0 || params.stop == Stop::Decided || rep.visited >= params.max_cells, true, "{rep:?}");
     out.truncate(rep.stored as usize);
     (rep, out)
 }
@@ -244,7 +242,7 @@ fn octree_on_two_balls_matches_the_closed_form() {
         };
         let cell_diag = (region.extent() / 2f64.powi(params.max_depth as i32)).norm();
         match rep.verdict {
-            OctreeVerdict::Intersecting => {
+            OctreeVerdict::Penetrating => {
                 assert!(gap < 0.0, "proof of overlap for balls {gap} apart");
                 hits += 1;
                 // Every inside cell lies in both balls: all corners inside.
@@ -265,7 +263,7 @@ fn octree_on_two_balls_matches_the_closed_form() {
                 assert!(gap > 0.0, "proof of separation for balls overlapping by {}", -gap);
                 apart += 1;
             }
-            OctreeVerdict::Undecided(why) => {
+            OctreeVerdict::Undetermined { reason: why } => {
                 assert_eq!(why, Undetermined::Degenerate, "{rep:?}");
                 assert!(gap.abs() < 4.0 * cell_diag, "undecided {gap} from contact, cells {cell_diag}");
                 undecided += 1;
@@ -287,7 +285,7 @@ fn octree_on_two_balls_matches_the_closed_form() {
 #[test]
 fn octree_proofs_agree_with_gjk() {
     let mut rng = rng(14);
-    let params = OctreeParams { max_depth: 6, mode: OctreeMode::Decide, ..OctreeParams::default() };
+    let params = OctreeParams { max_depth: 6, stop: Stop::Decided, ..OctreeParams::default() };
     let (mut agree, mut undecided) = (0, 0);
     for i in 0..400 {
         let pa = pose(&mut rng, 0.01);
@@ -299,23 +297,23 @@ fn octree_proofs_agree_with_gjk() {
                     Cuboid::new(Vector3::new(0.5, 0.5, 0.2)).unwrap(),
                 );
                 let (a, b) = (Placed::new(a, pa), Placed::new(b, pb));
-                (run(&a, &b, &params).0.verdict, gjk::distance(&a, &b, &Budget::default(), &mut GjkCache::new()))
+                (run(&a, &b, &params).0.verdict, gjk::distance(&a, &b, &Budget::default(), &mut GjkWarmStart::new()))
             }
             1 => {
                 let (a, b) = (Capsule::new(0.6, 0.3).unwrap(), Cylinder::new(0.5, 0.4).unwrap());
                 let (a, b) = (Placed::new(a, pa), Placed::new(b, pb));
-                (run(&a, &b, &params).0.verdict, gjk::distance(&a, &b, &Budget::default(), &mut GjkCache::new()))
+                (run(&a, &b, &params).0.verdict, gjk::distance(&a, &b, &Budget::default(), &mut GjkWarmStart::new()))
             }
             _ => {
                 let (a, b) = (Cylinder::new(0.3, 0.7).unwrap(), Cuboid::new(Vector3::new(0.2, 0.8, 0.4)).unwrap());
                 let (a, b) = (Placed::new(a, pa), Placed::new(b, pb));
-                (run(&a, &b, &params).0.verdict, gjk::distance(&a, &b, &Budget::default(), &mut GjkCache::new()))
+                (run(&a, &b, &params).0.verdict, gjk::distance(&a, &b, &Budget::default(), &mut GjkWarmStart::new()))
             }
         };
         let (verdict, truth) = verdict_and_truth;
-        let Some(colliding) = truth.is_intersecting() else { continue };
+        let Some(colliding) = truth.is_penetrating() else { continue };
         match verdict {
-            OctreeVerdict::Intersecting => {
+            OctreeVerdict::Penetrating => {
                 assert!(colliding, "case {i}: octree proof of overlap, GJK says apart: {truth:?}");
                 agree += 1;
             }
@@ -323,7 +321,7 @@ fn octree_proofs_agree_with_gjk() {
                 assert!(!colliding, "case {i}: octree proof of separation, GJK says colliding");
                 agree += 1;
             }
-            OctreeVerdict::Undecided(_) => undecided += 1,
+            OctreeVerdict::Undetermined { .. } => undecided += 1,
         }
     }
     println!("octree vs GJK: {agree} proofs agree, {undecided} undecided of 400");
@@ -361,7 +359,7 @@ fn interlocking_tori_give_two_regions() {
     assert!(!truth.is_empty());
     let inside: Vec<Vector3<f64>> =
         cells.iter().filter(|k| k.class == CellClass::InsideBoth).map(|k| k.cell.aabb.center()).collect();
-    assert_eq!(rep.verdict, OctreeVerdict::Intersecting);
+    assert_eq!(rep.verdict, OctreeVerdict::Penetrating);
     let split = |p: &Vector3<f64>| p.y > 0.0;
     let truth_sides: std::collections::BTreeSet<bool> = truth.iter().map(split).collect();
     let found_sides: std::collections::BTreeSet<bool> = inside.iter().map(split).collect();
@@ -387,15 +385,15 @@ fn csg_bodies_and_unbounded_halfspaces() {
     // A dumbbell (union of two balls) around a small ball in its middle: apart.
     let dumbbell = Union::new(ball(Vector3::new(-1.5, 0.0, 0.0), 1.0), ball(Vector3::new(1.5, 0.0, 0.0), 1.0));
     assert_eq!(run(&dumbbell, &ball(Vector3::zeros(), 0.3), &params).0.verdict, OctreeVerdict::Separated);
-    assert_eq!(run(&dumbbell, &ball(Vector3::new(0.0, 0.0, 0.0), 0.7), &params).0.verdict, OctreeVerdict::Intersecting);
+    assert_eq!(run(&dumbbell, &ball(Vector3::new(0.0, 0.0, 0.0), 0.7), &params).0.verdict, OctreeVerdict::Penetrating);
     // A cube with a ball carved out of its middle, and a small ball inside the cavity.
     let shell = Difference::new(Cuboid::new(Vector3::repeat(1.0)).unwrap(), Sphere::new(0.8).unwrap());
     assert_eq!(run(&shell, &ball(Vector3::zeros(), 0.5), &params).0.verdict, OctreeVerdict::Separated);
-    assert_eq!(run(&shell, &ball(Vector3::new(0.0, 0.0, 0.6), 0.5), &params).0.verdict, OctreeVerdict::Intersecting);
+    assert_eq!(run(&shell, &ball(Vector3::new(0.0, 0.0, 0.6), 0.5), &params).0.verdict, OctreeVerdict::Penetrating);
     // Floor and ball: the region is the ball's box.
     let floor = Halfspace::new(Vector3::z(), 0.0).unwrap();
     assert_eq!(run(&floor, &ball(Vector3::new(3.0, 4.0, 0.5), 0.4), &params).0.verdict, OctreeVerdict::Separated);
-    assert_eq!(run(&floor, &ball(Vector3::new(3.0, 4.0, 0.3), 0.4), &params).0.verdict, OctreeVerdict::Intersecting);
+    assert_eq!(run(&floor, &ball(Vector3::new(3.0, 4.0, 0.3), 0.4), &params).0.verdict, OctreeVerdict::Penetrating);
     // Two floors: no finite region.
     let mut stack = [Cell::default(); 64];
     let mut out = [KeptCell::default(); 4];
@@ -413,9 +411,9 @@ fn small_stack_output_and_budget_are_reported() {
     let mut stack = vec![Cell::default(); octree::required_stack(3, 5)];
     let full = octree::intersect(&a, &b, &params, &mut stack, &mut out).unwrap();
     assert_eq!(full.dropped, 0);
-    assert_eq!(full.verdict, OctreeVerdict::Intersecting);
+    assert_eq!(full.verdict, OctreeVerdict::Penetrating);
     assert_eq!(full.stored, 8);
-    assert_eq!(full.overflow, full.inside + full.undecided - 8);
+    assert_eq!(full.overflow, full.inside + full.unresolved - 8);
     // A stack one short of the bound: cells dropped and counted.
     let mut short = vec![Cell::default(); octree::required_stack(3, 5) - 1];
     // 2.12 apart, bounding boxes overlapping: the octree has work to do.
@@ -424,14 +422,14 @@ fn small_stack_output_and_budget_are_reported() {
     let r_full = octree::intersect(&a, &apart, &params, &mut stack, &mut out).unwrap();
     assert_eq!(r_full.verdict, OctreeVerdict::Separated);
     if r.dropped > 0 {
-        assert_eq!(r.verdict, OctreeVerdict::Undecided(Undetermined::OutOfCapacity));
+        assert_eq!(r.verdict, OctreeVerdict::Undetermined { reason: Undetermined::OutOfCapacity });
     }
     let r = octree::intersect(&a, &apart, &params, &mut stack[..1], &mut out).unwrap();
-    assert_eq!(r.verdict, OctreeVerdict::Undecided(Undetermined::OutOfCapacity));
+    assert_eq!(r.verdict, OctreeVerdict::Undetermined { reason: Undetermined::OutOfCapacity });
     // Budget of 3 cells.
     let tight = OctreeParams { max_cells: 3, ..params };
     let r = octree::intersect(&a, &apart, &tight, &mut stack, &mut out).unwrap();
-    assert_eq!(r.verdict, OctreeVerdict::Undecided(Undetermined::IterationCap));
+    assert_eq!(r.verdict, OctreeVerdict::Undetermined { reason: Undetermined::IterationCap });
     assert_eq!(r.visited, 3);
     // Bad parameters.
     let deep = OctreeParams { max_depth: octree::MAX_DEPTH + 1, ..params };
@@ -468,7 +466,7 @@ impl IntervalSdf<f64, 3> for Broken {
 fn nan_intervals_are_undecided() {
     let params = OctreeParams::default();
     let (rep, _) = run(&Broken, &ball(Vector3::zeros(), 1.0), &params);
-    assert_eq!(rep.verdict, OctreeVerdict::Undecided(Undetermined::NonFinite));
+    assert_eq!(rep.verdict, OctreeVerdict::Undetermined { reason: Undetermined::NonFinite });
     assert!(rep.nonfinite > 0);
     let _ = Point3::<f64>::origin();
 }

@@ -7,12 +7,14 @@ mod common;
 
 use common::*;
 use nalgebra::{Matrix3, Rotation3, SVector, Vector2, Vector3, Vector4};
+use narrowphase::error::ParticleError;
 use narrowphase::prelude::*;
+use narrowphase::sdf::ellipsoid_method::EllipsoidMethod;
 use narrowphase::sdf::particles::{
     iterate_projection, particle_contacts, particle_count, particle_position, sample_resolution, ParticleContact,
-    ParticleError, ParticleParams, MAX_PARTICLES,
+    ParticleParams, MAX_PARTICLES,
 };
-use narrowphase::sdf::{Ball, BoxN, EllipsoidMethod, Sdf, SdfAccuracy, SdfSample, Transformed};
+use narrowphase::sdf::{Ball, BoxN, Sdf, SdfAccuracy, SdfSample, Transformed};
 use rand::Rng;
 
 fn ball(c: Vector3<f64>, r: f64) -> Transformed<Sphere<f64>, f64, 3> {

@@ -16,7 +16,7 @@ use common::*;
 use nalgebra::{Point3, Vector3};
 use narrowphase::hull::quickhull;
 use narrowphase::prelude::*;
-use narrowphase::sdf::{Sdf, SdfHint};
+use narrowphase::sdf::{Sdf, SdfWarmStart};
 use rand::Rng;
 
 fn cloud(rng: &mut impl Rng, n: usize) -> Vec<Point3<f64>> {
@@ -48,7 +48,7 @@ fn exact_sdf(p: &Polytope<'_, f64>, x: &Vector3<f64>) -> f64 {
         return planes;
     }
     let point = Placed::new(Sphere::new(1e-12).unwrap(), at(x.x, x.y, x.z));
-    match gjk::distance(p, &point, &Budget::new(200, 1e-12), &mut GjkCache::default()) {
+    match gjk::distance(p, &point, &Budget::new(200, 1e-12), &mut GjkWarmStart::default()) {
         GjkOutcome::Separated(s) => s.distance + 1e-12,
         other => panic!("{other:?}"),
     }
@@ -72,7 +72,7 @@ fn algorithm4_matches_brute_force_and_bounds_the_exact_sdf() {
                     let pl = p.data().faces[f];
                     pl.normal.dot(&x) - pl.offset
                 };
-                let s = p.eval_hinted(&x, &mut SdfHint(start as u32));
+                let s = p.eval_hinted(&x, &mut SdfWarmStart(start as u32));
                 // Algorithm 4, then the plane-value ascent from its face.
                 assert_eq!(s.value, value(p.sdf_face_refine(&x, climbed)));
                 assert!(s.value >= value(climbed));
@@ -117,7 +117,7 @@ fn the_face_hint_follows_a_moving_point() {
     let mut rng = rng(12);
     let hull = quickhull(&cloud(&mut rng, 500)).unwrap();
     let p = hull.polytope().unwrap();
-    let mut hint = SdfHint(0);
+    let mut hint = SdfWarmStart(0);
     for k in 0..500 {
         let t = k as f64 * 0.01;
         let x = Vector3::new(1.2 * t.cos(), 0.8 * t.sin(), 0.3 * (2.0 * t).sin());
@@ -126,6 +126,6 @@ fn the_face_hint_follows_a_moving_point() {
         assert_eq!(hint.0 as usize, p.sdf_face_climb(&x, hint.0 as usize), "the hint is a fixed point");
     }
     // Out-of-range and NaN input: no panic.
-    let _ = p.eval_hinted(&Vector3::new(f64::NAN, 0.0, 0.0), &mut SdfHint(u32::MAX));
+    let _ = p.eval_hinted(&Vector3::new(f64::NAN, 0.0, 0.0), &mut SdfWarmStart(u32::MAX));
     assert!(p.sdf_face_climb(&Vector3::x(), usize::MAX) < p.data().faces.len());
 }

@@ -16,7 +16,8 @@ use common::*;
 use nalgebra::{Translation3, Vector3};
 use narrowphase::hull::quickhull;
 use narrowphase::prelude::*;
-use narrowphase::sdf::{EllipsoidMethod, EllipsoidMethodOutcome, EllipsoidWarmStart, Sdf};
+use narrowphase::sdf::ellipsoid_method::{EllipsoidMethod, EllipsoidMethodOutcome, EllipsoidWarmStart};
+use narrowphase::sdf::Sdf;
 use rand::Rng;
 
 /// Instances of one workload: (A, B, s·R̄).
@@ -35,8 +36,8 @@ fn instances<S: SupportMap<f64> + Sdf<f64, 3> + Copy>(
             let at = |t: f64| Placed::new(shape, Pose::from_parts(Translation3::from(u * t), rb));
             let hits = |t: f64| {
                 matches!(
-                    gjk::intersect(&a, &at(t), &Budget::new(200, 1e-12), &mut GjkCache::default()),
-                    GjkOutcome::Intersecting(_)
+                    gjk::intersect(&a, &at(t), &Budget::new(200, 1e-12), &mut GjkWarmStart::default()),
+                    GjkOutcome::Penetrating(_)
                 )
             };
             let (mut lo, mut hi) = (0.0, 2.0 * r + 1.0);
@@ -82,10 +83,10 @@ fn workload<S: SupportMap<f64> + Sdf<f64, 3> + Copy>(name: &str, shape: S, count
         hit_iters.push(hit.contact().map_or(0, |c| c.iterations));
         dist_iters.push(dist.contact().map_or(0, |c| c.iterations));
         if s.abs() > 1e-6 {
-            let gjk = gjk::intersect(a, b, &Budget::new(200, 1e-12), &mut GjkCache::default());
-            let truth = matches!(gjk, GjkOutcome::Intersecting(_));
-            assert_eq!(hit.is_colliding(), Some(truth), "{name} instance {i}: s = {s}");
-            assert_eq!(dist.is_colliding(), Some(truth), "{name} instance {i}: s = {s}");
+            let gjk = gjk::intersect(a, b, &Budget::new(200, 1e-12), &mut GjkWarmStart::default());
+            let truth = matches!(gjk, GjkOutcome::Penetrating(_));
+            assert_eq!(hit.is_penetrating(), Some(truth), "{name} instance {i}: s = {s}");
+            assert_eq!(dist.is_penetrating(), Some(truth), "{name} instance {i}: s = {s}");
         }
     }
     println!("{name:>12} collision: {}", histogram(&hit_iters));

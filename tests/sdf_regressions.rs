@@ -7,10 +7,11 @@
 //! vectors); the comments describe the behaviour before the fix.
 
 use nalgebra::{Quaternion, Translation3, UnitQuaternion, Vector3};
+use narrowphase::error::PolytopeError;
 use narrowphase::prelude::*;
 use narrowphase::sdf::ellipsoid_method::EllipsoidMethodOutcome;
 use narrowphase::sdf::{Ball, SdfAccuracy, SdfSample};
-use narrowphase::shape::{PolytopeData, PolytopeError};
+use narrowphase::shape::PolytopeData;
 
 /// An SDF reporting a made-up bounding ball (the fuzz target's `BadBall`).
 struct BadBall<S> {
@@ -22,7 +23,7 @@ impl<S: Sdf<f32, 3>> Sdf<f32, 3> for BadBall<S> {
     fn eval(&self, x: &Vector3<f32>) -> SdfSample<f32, 3> {
         self.shape.eval(x)
     }
-    fn eval_hinted(&self, x: &Vector3<f32>, hint: &mut SdfHint) -> SdfSample<f32, 3> {
+    fn eval_hinted(&self, x: &Vector3<f32>, hint: &mut SdfWarmStart) -> SdfSample<f32, 3> {
         self.shape.eval_hinted(x, hint)
     }
     fn accuracy(&self) -> SdfAccuracy {
@@ -215,7 +216,7 @@ fn polytope_sdf_sign_with_a_flat_triangulated_base() {
     // 50.9, the point is 59.9 from the axis, 3.8 above the base).
     let mut bad = vec![];
     for start in 0..p.data().faces.len() {
-        let s = p.eval_hinted(&x, &mut SdfHint(start as u32));
+        let s = p.eval_hinted(&x, &mut SdfWarmStart(start as u32));
         let climbed = p.sdf_face_climb(&x, start);
         let scanned = p.sdf_face_scan(&x);
         if !(s.value > 0.0) || climbed != scanned {
@@ -244,7 +245,7 @@ fn collision_flat_based_pyramid_and_cone_apart_f64() {
             Default::default(),
         ),
     );
-    let gjk = gjk::distance(&a, &b, &Budget::new(200, 1e-12), &mut GjkCache::default());
+    let gjk = gjk::distance(&a, &b, &Budget::new(200, 1e-12), &mut GjkWarmStart::default());
     let GjkOutcome::Separated(s) = gjk else { panic!("GJK: {gjk:?}") };
     assert!((s.distance - 4.1431).abs() < 1e-3, "{s:?}");
     let mut method = EllipsoidMethod::<f64>::collision();

@@ -15,10 +15,11 @@ mod common;
 
 use common::{pose, rng, unit_vector};
 use nalgebra::{Point3, SVector, Vector2, Vector3};
-use narrowphase::prelude::{Budget, GjkCache, GjkOutcome, Proximity};
+use narrowphase::math::Pose;
+use narrowphase::prelude::{Budget, GjkOutcome, GjkWarmStart, Proximity};
 use narrowphase::sdf::{BoxN, CappedCone, Sdf, SdfAccuracy, Transformed};
 use narrowphase::shape::{
-    Affine, Capsule, Cone, Cuboid, Cylinder, Ellipsoid, MinkowskiSum, Placed, Pose, Sphere, SupportMap,
+    Affine, Capsule, Cone, Cuboid, Cylinder, Ellipsoid, MinkowskiSum, Placed, Sphere, SupportMap,
 };
 use narrowphase::support::{epa::Epa, gjk};
 use rand::Rng;
@@ -32,9 +33,9 @@ fn reference_3d(body: &dyn SupportMap<f64>, x: &Vector3<f64>) -> (f64, f64) {
     let r = 1e-12;
     let point = Placed::new(Sphere::new(r).unwrap(), common::at(x.x, x.y, x.z));
     let budget = Budget::new(2000, 1e-11);
-    match gjk::distance(&body, &point, &budget, &mut GjkCache::default()) {
+    match gjk::distance(&body, &point, &budget, &mut GjkWarmStart::default()) {
         GjkOutcome::Separated(s) => (s.bounds.lower + r, s.bounds.upper + r),
-        GjkOutcome::Intersecting(simplex) => {
+        GjkOutcome::Penetrating(simplex) => {
             let mut epa = Box::new(Epa::<f64, 2004, 4004>::new());
             match epa.penetration(&body, &point, &simplex, &budget) {
                 Proximity::Penetrating(p) => (-p.bounds.upper + r, -p.bounds.lower + r),

@@ -10,10 +10,9 @@ mod common;
 use common::*;
 use nalgebra::{Point3, Vector3};
 use narrowphase::prelude::*;
-use narrowphase::sdf::{
-    Ball, EllipsoidMethod, EllipsoidMethodOutcome, EllipsoidWarmStart, Sdf, SdfAccuracy, SdfHint, SdfSample,
-};
-use narrowphase::shape::SupportHint;
+use narrowphase::sdf::ellipsoid_method::{EllipsoidMethod, EllipsoidMethodOutcome, EllipsoidWarmStart};
+use narrowphase::sdf::{Ball, Sdf, SdfAccuracy, SdfSample, SdfWarmStart};
+use narrowphase::shape::SupportWarmStart;
 use narrowphase::support::contact::contact;
 use rand::Rng;
 
@@ -45,7 +44,7 @@ impl SupportMap<f64> for Body {
     fn support(&self, d: &Vector3<f64>) -> Point3<f64> {
         each!(self, b => b.support(d))
     }
-    fn support_hinted(&self, d: &Vector3<f64>, h: &mut SupportHint) -> Point3<f64> {
+    fn support_hinted(&self, d: &Vector3<f64>, h: &mut SupportWarmStart) -> Point3<f64> {
         each!(self, b => b.support_hinted(d, h))
     }
     fn center(&self) -> Point3<f64> {
@@ -54,7 +53,7 @@ impl SupportMap<f64> for Body {
     fn margin(&self) -> f64 {
         each!(self, b => b.margin())
     }
-    fn support_core(&self, d: &Vector3<f64>, h: &mut SupportHint) -> Point3<f64> {
+    fn support_core(&self, d: &Vector3<f64>, h: &mut SupportWarmStart) -> Point3<f64> {
         each!(self, b => b.support_core(d, h))
     }
 }
@@ -63,7 +62,7 @@ impl Sdf<f64, 3> for Body {
     fn eval(&self, x: &Vector3<f64>) -> SdfSample<f64, 3> {
         each!(self, b => Sdf::eval(b, x))
     }
-    fn eval_hinted(&self, x: &Vector3<f64>, h: &mut SdfHint) -> SdfSample<f64, 3> {
+    fn eval_hinted(&self, x: &Vector3<f64>, h: &mut SdfWarmStart) -> SdfSample<f64, 3> {
         each!(self, b => b.eval_hinted(x, h))
     }
     fn accuracy(&self) -> SdfAccuracy {
@@ -93,7 +92,7 @@ fn random_body(rng: &mut impl Rng) -> Body {
 
 /// Signed distance by GJK/EPA, or certified bounds when EPA stops early.
 fn reference(a: &Body, b: &Body) -> (f64, f64) {
-    match contact(a, b, &Budget::new(64, 1e-7), &mut GjkCache::default()) {
+    match contact(a, b, &Budget::new(64, 1e-7), &mut GjkWarmStart::default()) {
         Proximity::Separated(s) => (s.bounds.lower, s.bounds.upper),
         Proximity::Penetrating(p) => (-p.bounds.upper, -p.bounds.lower),
         Proximity::Undetermined { bounds, .. } => (bounds.lower, bounds.upper),
@@ -121,7 +120,7 @@ fn collision_flags_agree_with_gjk_on_100k_pairs_and_distances_on_20k() {
             compared += 1;
             let truth = hi < 0.0;
             colliding += truth as u32;
-            assert_eq!(flag.is_colliding(), Some(truth), "pair {i}: {a:?} {b:?} reference [{lo}, {hi}]: {flag:?}");
+            assert_eq!(flag.is_penetrating(), Some(truth), "pair {i}: {a:?} {b:?} reference [{lo}, {hi}]: {flag:?}");
         } else {
             in_band += 1;
         }
@@ -181,7 +180,7 @@ fn f32_flags_agree_with_the_f64_reference() {
         let out = EllipsoidMethod::<f32>::collision().solve(&a, &b, &mut EllipsoidWarmStart::default());
         if lo > 1e-3 || hi < -1e-3 {
             compared += 1;
-            assert_eq!(out.is_colliding(), Some(hi < 0.0), "pair {i}: [{lo}, {hi}] {out:?}");
+            assert_eq!(out.is_penetrating(), Some(hi < 0.0), "pair {i}: [{lo}, {hi}] {out:?}");
         }
         if let EllipsoidMethodOutcome::Undetermined { .. } = out {
             panic!("pair {i}: {out:?}");

@@ -97,7 +97,7 @@ impl Out<'_> {
                 (s.distance, ok)
             }
             // Contact: the exact distance must be within the tolerance.
-            GjkOutcome::Intersecting(_) => (0.0, truth <= tol),
+            GjkOutcome::Penetrating(_) => (0.0, truth <= tol),
             GjkOutcome::Undetermined { .. } => (f32::NAN, false),
         };
         self.put(name, index, value, truth.max(0.0), tol, ok);
@@ -153,12 +153,12 @@ fn gjk_closed_forms(out: &mut Out) {
         let (a, b) = (Placed::new(sa, pa), Placed::new(sb, pb));
         let d = pa.translation.vector.cast::<f64>() - pb.translation.vector.cast::<f64>();
         let exact = libm::sqrt(d.dot(&d)) - ra as f64 - rb as f64;
-        let o = gjk::distance(&a, &b, &budget, &mut GjkCache::default());
+        let o = gjk::distance(&a, &b, &budget, &mut GjkWarmStart::default());
         out.gjk("gjk_sphere_sphere", i, &o, exact, 3.0);
         // The boolean test agrees away from touching.
-        let hit = gjk::intersect(&a, &b, &budget, &mut GjkCache::default());
+        let hit = gjk::intersect(&a, &b, &budget, &mut GjkWarmStart::default());
         if exact.abs() > tol_f32(3.0) {
-            out.yes_no("gjk_intersect_sphere_sphere", i, hit.is_intersecting() == Some(true), exact < 0.0);
+            out.yes_no("gjk_intersect_sphere_sphere", i, hit.is_penetrating() == Some(true), exact < 0.0);
         }
     }
     // Sphere–box, rotated boxes.
@@ -172,7 +172,7 @@ fn gjk_closed_forms(out: &mut Out) {
         };
         let h = h.cast::<f32>().cast::<f64>();
         let exact = truth::sphere_box(&ps.translation.vector.cast::<f64>(), r as f64, &pb, &h);
-        let o = gjk::distance(&Placed::new(bx, pb), &Placed::new(sp, ps), &budget, &mut GjkCache::default());
+        let o = gjk::distance(&Placed::new(bx, pb), &Placed::new(sp, ps), &budget, &mut GjkWarmStart::default());
         out.gjk("gjk_sphere_box", i, &o, exact, 5.0);
     }
     // Axis-aligned boxes.
@@ -187,7 +187,7 @@ fn gjk_closed_forms(out: &mut Out) {
         let (ha, hb) = (ha.cast::<f32>().cast::<f64>(), hb.cast::<f32>().cast::<f64>());
         let depth = truth::aabb_depth(&d, &ha, &hb);
         let exact = if depth > 0.0 { -depth } else { truth::aabb_distance(&d, &ha, &hb) };
-        let o = gjk::distance(&Placed::new(ba, pa), &Placed::new(bb, pb), &budget, &mut GjkCache::default());
+        let o = gjk::distance(&Placed::new(ba, pa), &Placed::new(bb, pb), &budget, &mut GjkWarmStart::default());
         out.gjk("gjk_box_box_aa", i, &o, exact, 4.0);
     }
     // Capsule–capsule, rotated: segment distance minus the radii.
@@ -202,7 +202,7 @@ fn gjk_closed_forms(out: &mut Out) {
         let (a0, a1) = truth::capsule_segment(&pa, la as f64);
         let (b0, b1) = truth::capsule_segment(&pb, lb as f64);
         let exact = truth::segment_segment(&a0, &a1, &b0, &b1) - ra as f64 - rb as f64;
-        let o = gjk::distance(&Placed::new(a, pa), &Placed::new(b, pb), &budget, &mut GjkCache::default());
+        let o = gjk::distance(&Placed::new(a, pa), &Placed::new(b, pb), &budget, &mut GjkWarmStart::default());
         out.gjk("gjk_capsule_capsule", i, &o, exact, 3.0);
     }
 }
@@ -216,7 +216,7 @@ fn gjk_warm_trajectory(out: &mut Out) {
         return out.yes_no("shape", 0, false, true);
     };
     let ball_at = at(V3::new(0.3, 0.0, 0.24));
-    let mut cache = GjkCache::default();
+    let mut cache = GjkWarmStart::default();
     for k in 0..20 {
         let s = k as f64 / 19.0;
         let pose = pose32(
@@ -251,10 +251,10 @@ fn epa_boxes(out: &mut Out) {
         let exact = -truth::aabb_depth(&d, &ha, &hb);
         let (a, b) = (Placed::new(ba, pa), Placed::new(bb, pb));
         // The packaged query (GJK, then EPA with a DefaultEpa on the stack).
-        let o = contact(&a, &b, &budget, &mut GjkCache::default());
+        let o = contact(&a, &b, &budget, &mut GjkWarmStart::default());
         out.proximity("epa_contact_box_box", i, &o, exact, 3.0);
         // GJK's terminal simplex into a caller-owned workspace.
-        if let GjkOutcome::Intersecting(simplex) = gjk::distance(&a, &b, &budget, &mut GjkCache::default()) {
+        if let GjkOutcome::Penetrating(simplex) = gjk::distance(&a, &b, &budget, &mut GjkWarmStart::default()) {
             let p = epa.penetration(&a, &b, &simplex, &budget);
             out.proximity("epa_workspace_box_box", i, &p, exact, 3.0);
         } else {
@@ -358,7 +358,7 @@ fn polytope_cases(out: &mut Out) {
             &Placed::new(poly, Pose::identity()),
             &Placed::new(ball, pb),
             &Budget::default(),
-            &mut GjkCache::default(),
+            &mut GjkWarmStart::default(),
         );
         out.gjk("gjk_poly200_face", i, &o, exact, 0.5);
     }
@@ -385,7 +385,7 @@ fn sdf_cases(out: &mut Out) {
             &mut EllipsoidWarmStart::default(),
         );
         let (tol, slack) = (tol_f32(5.0), slack_f32(5.0));
-        match (&o, o.is_colliding()) {
+        match (&o, o.is_penetrating()) {
             (EllipsoidMethodOutcome::Separated(c), Some(false)) => {
                 let (lo, hi) = (2.0 * c.bounds.lower as f64, 2.0 * c.bounds.upper as f64);
                 let ok =
@@ -413,7 +413,7 @@ fn sdf_cases(out: &mut Out) {
             &Placed::new(bb, pb),
             &mut EllipsoidWarmStart::default(),
         );
-        out.yes_no("sdf_collision_box_box", i, o.is_colliding() == Some(true), depth > 0.0);
+        out.yes_no("sdf_collision_box_box", i, o.is_penetrating() == Some(true), depth > 0.0);
     }
 }
 
@@ -439,10 +439,10 @@ fn minkowski_cases(out: &mut Out) {
         let d = pe.translation.vector[k] as f64;
         let exact = libm::fabs(d) / (a[k] as f64 + ee[k] as f64);
         let tol = tol_f32(2.0);
-        match ellipsoid_superquadric(&sq, &Pose::identity(), &e, &pe, &budget, Mode::Margin) {
-            o @ (MinkowskiOutcome::Separated(_) | MinkowskiOutcome::Colliding(_)) => {
+        match ellipsoid_superquadric(&sq, &Pose::identity(), &e, &pe, &budget, Stop::Converged) {
+            o @ (MinkowskiOutcome::Separated(_) | MinkowskiOutcome::Penetrating(_)) => {
                 let m = o.hit().map_or(f32::NAN, |h| h.margin);
-                let flag_ok = libm::fabs(exact - 1.0) <= tol || o.is_colliding() == Some(exact < 1.0);
+                let flag_ok = libm::fabs(exact - 1.0) <= tol || o.is_penetrating() == Some(exact < 1.0);
                 out.put("minkowski_sq_axis_margin", i, m, exact, tol, (m as f64 - exact).abs() <= tol && flag_ok);
             }
             MinkowskiOutcome::Undetermined { .. } => {
@@ -460,12 +460,12 @@ fn bad_input(out: &mut Out) {
     for (i, bad) in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY].into_iter().enumerate() {
         let a = Placed::new(s, Pose::identity());
         let b = Placed::new(bx, Pose::from_parts(nalgebra::Translation3::new(bad, 0.0, 3.0), Default::default()));
-        let g = match gjk::distance(&a, &b, &budget, &mut GjkCache::default()) {
+        let g = match gjk::distance(&a, &b, &budget, &mut GjkWarmStart::default()) {
             GjkOutcome::Undetermined { reason, .. } => Some(reason),
             _ => None,
         };
         out.yes_no("bad_gjk_distance", i, nonfinite(g), true);
-        let g = match gjk::intersect(&a, &b, &budget, &mut GjkCache::default()) {
+        let g = match gjk::intersect(&a, &b, &budget, &mut GjkWarmStart::default()) {
             GjkOutcome::Undetermined { reason, .. } => Some(reason),
             _ => None,
         };
@@ -475,7 +475,7 @@ fn bad_input(out: &mut Out) {
             _ => None,
         };
         out.yes_no("bad_mpr", i, nonfinite(m), true);
-        let c = match contact(&a, &b, &budget, &mut GjkCache::default()) {
+        let c = match contact(&a, &b, &budget, &mut GjkWarmStart::default()) {
             Proximity::Undetermined { reason, .. } => Some(reason),
             _ => None,
         };

@@ -77,7 +77,7 @@ pub enum Family {
     /// (`EllipsoidMethod::distance`), the same poses, cold.
     EllipsoidDistanceBoxBox,
     /// The closed-form Minkowski checker (`narrowphase::minkowski`),
-    /// ellipsoid–superquadric, `Mode::Decide`, 50 random poses.
+    /// ellipsoid–superquadric, `Stop::Decided`, 50 random poses.
     MinkowskiEllipsoidSuperquadric,
 }
 
@@ -152,24 +152,24 @@ pub struct Answers {
 
 impl Answers {
     fn gjk(&mut self, o: &GjkOutcome<f32>) {
-        match o.is_intersecting() {
+        match o.is_penetrating() {
             Some(true) => self.contact += 1,
             Some(false) => self.separated += 1,
             None => self.undetermined += 1,
         }
     }
     fn prox(&mut self, o: &Proximity<f32>) {
-        match o.is_colliding() {
+        match o.is_penetrating() {
             Some(true) => self.contact += 1,
             Some(false) => self.separated += 1,
             None => self.undetermined += 1,
         }
     }
     fn sdf(&mut self, o: &EllipsoidMethodOutcome<f32, 3>) {
-        self.flag(o.is_colliding())
+        self.flag(o.is_penetrating())
     }
     fn minkowski<V>(&mut self, o: &MinkowskiOutcome<f32, V>) {
-        self.flag(o.is_colliding())
+        self.flag(o.is_penetrating())
     }
     fn flag(&mut self, f: Option<bool>) {
         match f {
@@ -179,7 +179,7 @@ impl Answers {
         }
     }
     fn mpr(&mut self, o: &MprOutcome<f32>) {
-        match o.is_intersecting() {
+        match o.is_penetrating() {
             Some(true) => self.contact += 1,
             Some(false) => self.separated += 1,
             None => self.undetermined += 1,
@@ -243,27 +243,27 @@ type Polys<'s> = Placed<Polytope<'s, f32>, f32>;
 type Capsules = Placed<Capsule<f32>, f32>;
 
 #[inline(never)]
-fn gjk_distance_box(a: &Boxes, b: &Boxes, budget: &Budget<f32>, cache: &mut GjkCache<f32>) -> GjkOutcome<f32> {
+fn gjk_distance_box(a: &Boxes, b: &Boxes, budget: &Budget<f32>, cache: &mut GjkWarmStart<f32>) -> GjkOutcome<f32> {
     gjk::distance(a, b, budget, cache)
 }
 
 #[inline(never)]
-fn gjk_intersect_box(a: &Boxes, b: &Boxes, budget: &Budget<f32>, cache: &mut GjkCache<f32>) -> GjkOutcome<f32> {
+fn gjk_intersect_box(a: &Boxes, b: &Boxes, budget: &Budget<f32>, cache: &mut GjkWarmStart<f32>) -> GjkOutcome<f32> {
     gjk::intersect(a, b, budget, cache)
 }
 
 #[inline(never)]
-fn gjk_distance_poly(a: &Polys, b: &Polys, budget: &Budget<f32>, cache: &mut GjkCache<f32>) -> GjkOutcome<f32> {
+fn gjk_distance_poly(a: &Polys, b: &Polys, budget: &Budget<f32>, cache: &mut GjkWarmStart<f32>) -> GjkOutcome<f32> {
     gjk::distance(a, b, budget, cache)
 }
 
 #[inline(never)]
-fn contact_box(a: &Boxes, b: &Boxes, budget: &Budget<f32>, cache: &mut GjkCache<f32>) -> Proximity<f32> {
+fn contact_box(a: &Boxes, b: &Boxes, budget: &Budget<f32>, cache: &mut GjkWarmStart<f32>) -> Proximity<f32> {
     contact(a, b, budget, cache)
 }
 
 #[inline(never)]
-fn contact_capsule(a: &Capsules, b: &Capsules, budget: &Budget<f32>, cache: &mut GjkCache<f32>) -> Proximity<f32> {
+fn contact_capsule(a: &Capsules, b: &Capsules, budget: &Budget<f32>, cache: &mut GjkWarmStart<f32>) -> Proximity<f32> {
     contact(a, b, budget, cache)
 }
 
@@ -306,7 +306,7 @@ fn minkowski_sq(
     e_pose: &Pose<f32>,
     budget: &Budget<f32>,
 ) -> MinkowskiOutcome<f32, Vector3<f32>> {
-    ellipsoid_superquadric(sq, sq_pose, e, e_pose, budget, Mode::Decide)
+    ellipsoid_superquadric(sq, sq_pose, e, e_pose, budget, Stop::Decided)
 }
 
 fn sq_pose(i: usize) -> (Pose<f32>, Pose<f32>) {
@@ -339,7 +339,7 @@ pub fn run<P: Probe>(family: Family, probe: &mut P, poly: &Polytope<'_, f32>, ep
             for i in 0..family.count() {
                 let (pa, pb) = box_pose(1, i, 0.05, 0.45);
                 let (a, b) = (black_box(Placed::new(box_a, pa)), black_box(Placed::new(box_b, pb)));
-                let mut cache = GjkCache::default();
+                let mut cache = GjkWarmStart::default();
                 match family {
                     Family::GjkBoxBoxCold => {
                         probe.start();
@@ -366,7 +366,7 @@ pub fn run<P: Probe>(family: Family, probe: &mut P, poly: &Polytope<'_, f32>, ep
             let poly = *poly;
             // Frame 0 primes the warm cache unmeasured: every measured query
             // (frames 1..=count) starts from the previous frame's answer.
-            let mut warm = GjkCache::default();
+            let mut warm = GjkWarmStart::default();
             let (pa, pb) = poly_frame(0);
             ans.gjk(&gjk_distance_poly(&Placed::new(poly, pa), &Placed::new(poly, pb), &budget, &mut warm));
             ans.separated = 0;
@@ -374,7 +374,7 @@ pub fn run<P: Probe>(family: Family, probe: &mut P, poly: &Polytope<'_, f32>, ep
             for k in 1..=family.count() {
                 let (pa, pb) = poly_frame(k);
                 let (a, b) = (black_box(Placed::new(poly, pa)), black_box(Placed::new(poly, pb)));
-                let mut cold = GjkCache::default();
+                let mut cold = GjkWarmStart::default();
                 let cache = if family == Family::GjkPoly200Warm { &mut warm } else { &mut cold };
                 probe.start();
                 let o = gjk_distance_poly(&a, &b, &budget, cache);
@@ -388,15 +388,15 @@ pub fn run<P: Probe>(family: Family, probe: &mut P, poly: &Polytope<'_, f32>, ep
                 let (a, b) = (black_box(Placed::new(box_a, pa)), black_box(Placed::new(box_b, pb)));
                 match family {
                     Family::EpaContactBoxBox => {
-                        let mut cache = GjkCache::default();
+                        let mut cache = GjkWarmStart::default();
                         probe.start();
                         let o = contact_box(&a, &b, &budget, &mut cache);
                         probe.stop();
                         ans.prox(&black_box(o));
                     }
                     Family::EpaWorkspaceBoxBox => {
-                        let GjkOutcome::Intersecting(simplex) =
-                            gjk::distance(&a, &b, &budget, &mut GjkCache::default())
+                        let GjkOutcome::Penetrating(simplex) =
+                            gjk::distance(&a, &b, &budget, &mut GjkWarmStart::default())
                         else {
                             ans.undetermined += 1;
                             continue;
@@ -457,7 +457,7 @@ pub fn run<P: Probe>(family: Family, probe: &mut P, poly: &Polytope<'_, f32>, ep
             for i in 0..family.count() {
                 let (pa, pb) = capsule_pose(i);
                 let (a, b) = (black_box(Placed::new(ca, pa)), black_box(Placed::new(cb, pb)));
-                let mut cache = GjkCache::default();
+                let mut cache = GjkWarmStart::default();
                 probe.start();
                 let o = contact_capsule(&a, &b, &budget, &mut cache);
                 probe.stop();

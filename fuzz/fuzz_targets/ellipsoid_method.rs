@@ -6,7 +6,7 @@
 //! vertices, halfspace), optionally rounded or given a fake bounding ball,
 //! placed by a pose (identity, axis-angle or a raw quaternion: a zero or huge
 //! one gives a NaN or non-orthonormal rotation). Then an arbitrary budget
-//! (at most 2000 iterations), collision (`Stop::AtSign`) or distance
+//! (at most 2000 iterations), collision (`Stop::Decided`) or distance
 //! (`Stop::Converged`) mode, an optional `InitialRegion` — either genuine
 //! (halfspaces from the support map or the bounding ball, an upper bound that
 //! is a value of `φ_AB`) or arbitrary (wrong halfspaces, any bound) — a cold
@@ -65,10 +65,8 @@ use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use nalgebra::{Matrix2, Quaternion, Rotation3, SVector, Translation3, UnitQuaternion, Vector2, Vector3};
 use narrowphase::prelude::*;
-use narrowphase::sdf::{
-    Ball, BoxN, CappedCone, EllipsoidMethod, EllipsoidMethodOutcome, EllipsoidWarmStart, Halfspace, InitialRegion, Sdf,
-    SdfAccuracy, SdfHint, SdfSample, Transformed,
-};
+use narrowphase::sdf::{Ball, BoxN, CappedCone, Halfspace, Sdf, SdfAccuracy, SdfWarmStart, SdfSample, Transformed};
+use narrowphase::sdf::ellipsoid_method::{EllipsoidMethod, EllipsoidMethodOutcome, EllipsoidWarmStart, InitialRegion};
 
 #[derive(Arbitrary, Debug, Clone, Copy)]
 enum Num {
@@ -227,7 +225,7 @@ impl<R: Real, S: Sdf<R, 3>> Sdf<R, 3> for BadBall<S, R> {
     fn eval(&self, x: &Vector3<R>) -> SdfSample<R, 3> {
         self.shape.eval(x)
     }
-    fn eval_hinted(&self, x: &Vector3<R>, hint: &mut SdfHint) -> SdfSample<R, 3> {
+    fn eval_hinted(&self, x: &Vector3<R>, hint: &mut SdfWarmStart) -> SdfSample<R, 3> {
         self.shape.eval_hinted(x, hint)
     }
     fn accuracy(&self) -> SdfAccuracy {
@@ -559,12 +557,12 @@ fn gjk_truth<R: Real>(
 ) -> (Option<bool>, Option<(f64, f64)>) {
     let budget = Budget::<R>::default();
     if let (Some(sa), Some(sb)) = (a.support(), b.support()) {
-        let flag = match gjk::intersect(sa, sb, &budget, &mut GjkCache::default()) {
+        let flag = match gjk::intersect(sa, sb, &budget, &mut GjkWarmStart::default()) {
             GjkOutcome::Separated(_) => Some(false),
-            GjkOutcome::Intersecting(_) => Some(true),
+            GjkOutcome::Penetrating(_) => Some(true),
             GjkOutcome::Undetermined { .. } => None,
         };
-        let dist = match gjk::distance(sa, sb, &Budget { max_iterations: 200, ..budget }, &mut GjkCache::default()) {
+        let dist = match gjk::distance(sa, sb, &Budget { max_iterations: 200, ..budget }, &mut GjkWarmStart::default()) {
             GjkOutcome::Separated(s) => Some((s.bounds.lower.to_f64(), s.bounds.upper.to_f64())),
             _ => None,
         };
@@ -799,12 +797,12 @@ fn run2<R: Real>(input: &Input2) {
         let budget = Budget::<R>::default();
         let (sa, sb): (&dyn SupportMap<R>, &dyn SupportMap<R>) =
             (&Placed::new(&*a3.shape, *a3.pose()), &Placed::new(&*b3.shape, *b3.pose()));
-        let intersecting = match gjk::intersect(sa, sb, &budget, &mut GjkCache::default()) {
+        let intersecting = match gjk::intersect(sa, sb, &budget, &mut GjkWarmStart::default()) {
             GjkOutcome::Separated(_) => Some(false),
-            GjkOutcome::Intersecting(_) => Some(true),
+            GjkOutcome::Penetrating(_) => Some(true),
             GjkOutcome::Undetermined { .. } => None,
         };
-        let dist = match gjk::distance(sa, sb, &Budget { max_iterations: 200, ..budget }, &mut GjkCache::default()) {
+        let dist = match gjk::distance(sa, sb, &Budget { max_iterations: 200, ..budget }, &mut GjkWarmStart::default()) {
             GjkOutcome::Separated(s) if intersecting != Some(true) => {
                 Some((s.bounds.lower.to_f64(), s.bounds.upper.to_f64()))
             }

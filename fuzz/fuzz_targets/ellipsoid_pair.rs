@@ -20,7 +20,7 @@
 //!     colliding (unless `touching`); EPA's certified depth beyond the band
 //!     means not separated;
 //!   - **symmetry** (`(a, b)` vs `(b, a)`) and **rigid-motion invariance**:
-//!     never `Separated` against a non-touching `Colliding`.
+//!     never `Separated` against a non-touching `Penetrating`.
 #![no_main]
 
 #[path = "shared/bodies.rs"]
@@ -64,7 +64,7 @@ enum Input {
 
 fn check<R: Real>(what: &str, o: &AlgebraicOutcome<R>) {
     match o {
-        AlgebraicOutcome::Separated(c) | AlgebraicOutcome::Colliding(c) => {
+        AlgebraicOutcome::Separated(c) | AlgebraicOutcome::Penetrating(c) => {
             let l = c.lambda.to_f64();
             assert!(l.is_finite() && l >= 0.0, "{what}: λ = {l}: {o:?}");
             assert!(!c.value.to_f64().is_nan(), "{what}: NaN value: {o:?}");
@@ -78,11 +78,11 @@ fn check<R: Real>(what: &str, o: &AlgebraicOutcome<R>) {
     }
 }
 
-/// `Separated` against a non-touching `Colliding` is a contradiction.
+/// `Separated` against a non-touching `Penetrating` is a contradiction.
 fn contradicts<R: Real>(x: &AlgebraicOutcome<R>, y: &AlgebraicOutcome<R>) -> bool {
     let hard = |o: &AlgebraicOutcome<R>| match o {
         AlgebraicOutcome::Separated(_) => Some(false),
-        AlgebraicOutcome::Colliding(c) if !c.touching => Some(true),
+        AlgebraicOutcome::Penetrating(c) if !c.touching => Some(true),
         _ => None,
     };
     matches!((hard(x), hard(y)), (Some(p), Some(q)) if p != q)
@@ -103,7 +103,7 @@ fn three<R: Real>(i: &In3) {
         .iter()
         .all(|p| p.rotation.matrix().iter().chain(p.translation.vector.iter()).all(|x| x.to_f64().is_finite()));
     if !finite {
-        assert!(out.is_colliding().is_none(), "non-finite pose decided: {out:?}");
+        assert!(out.is_penetrating().is_none(), "non-finite pose decided: {out:?}");
         return;
     }
     let well = i.a.iter().chain(&i.b).all(size_ok)
@@ -123,18 +123,18 @@ fn three<R: Real>(i: &In3) {
     let Some(scale) = scale_of(&a, &b) else { return };
     let budget = Budget::<R>::default();
     let slack = slack(budget.tolerance, scale);
-    let hard_colliding = matches!(out, AlgebraicOutcome::Colliding(c) if !c.touching);
+    let hard_colliding = matches!(out, AlgebraicOutcome::Penetrating(c) if !c.touching);
     let separated = matches!(out, AlgebraicOutcome::Separated(_));
 
     // The exact checker, A as the superquadric ε = (1, 1).
     let Ok(sq) = Superquadric::new(ea.semi_axes(), R::ONE, R::ONE) else { return };
-    let mk = ellipsoid_superquadric(&sq, &pa, &eb, &pb, &budget, Mode::Margin);
+    let mk = ellipsoid_superquadric(&sq, &pa, &eb, &pb, &budget, Stop::Converged);
     if let Some(h) = mk.hit() {
         let c_b = pb.translation.vector.map(|x| x.to_f64());
         let n = h.normal.map(|x| x.to_f64());
         let gap = n.dot(&(c_b - h.boundary_point.map(|x| x.to_f64())));
         assert!(!(gap > slack && hard_colliding), "tangent plane {gap} from B's centre, but colliding: {out:?} {mk:?}");
-        if let MinkowskiOutcome::Colliding(h) = &mk {
+        if let MinkowskiOutcome::Penetrating(h) = &mk {
             if h.converged {
                 let rho = sq.inradius_lower_bound().to_f64()
                     + eb.semi_axes().iter().fold(f64::INFINITY, |m, x| m.min(x.to_f64()));
@@ -147,15 +147,15 @@ fn three<R: Real>(i: &In3) {
             }
         }
     }
-    match gjk::distance(&a, &b, &budget, &mut GjkCache::default()) {
+    match gjk::distance(&a, &b, &budget, &mut GjkWarmStart::default()) {
         GjkOutcome::Separated(s) => {
             let lo = s.bounds.lower.to_f64();
             assert!(!(lo > slack && hard_colliding), "GJK separated by >= {lo} (band {slack}), colliding: {out:?}");
         }
-        GjkOutcome::Intersecting(_) => {
+        GjkOutcome::Penetrating(_) => {
             // EPA converges slowly on curved bodies: a loose tolerance.
             let loose = Budget::new(64, R::lit(1e-3));
-            if let Proximity::Penetrating(p) = contact(&a, &b, &loose, &mut GjkCache::default()) {
+            if let Proximity::Penetrating(p) = contact(&a, &b, &loose, &mut GjkWarmStart::default()) {
                 let lo = p.bounds.lower.to_f64();
                 let band = bodies::slack(loose.tolerance, scale);
                 assert!(!(lo > band && separated), "EPA depth >= {lo} (band {band}), separated: {out:?}");
@@ -183,7 +183,7 @@ fn two<R: Real>(i: &In2) {
     assert!(!contradicts(&out, &swapped), "2D not symmetric:\n{out:?}\n{swapped:?}");
     let Ok(se) = Superellipse::new(ea.semi_axes(), R::ONE) else { return };
     let budget = Budget::<R>::default();
-    let mk = ellipse_superellipse(&se, &pa, &eb, &pb, &budget, Mode::Margin);
+    let mk = ellipse_superellipse(&se, &pa, &eb, &pb, &budget, Stop::Converged);
     let ext = |t: &Vector2<R>, a: &Vector2<R>| t.map(|x| x.to_f64()).norm() + a.map(|x| x.to_f64()).max();
     let scale = ext(&pa.translation.vector, &ea.semi_axes()).max(ext(&pb.translation.vector, &eb.semi_axes()));
     let slack = slack(budget.tolerance, scale);
@@ -191,9 +191,9 @@ fn two<R: Real>(i: &In2) {
         let c_b = pb.translation.vector.map(|x| x.to_f64());
         let gap = h.normal.map(|x| x.to_f64()).dot(&(c_b - h.boundary_point.map(|x| x.to_f64())));
         let hard_colliding =
-            matches!(out, AlgebraicOutcome::Colliding(c) if !c.touching);
+            matches!(out, AlgebraicOutcome::Penetrating(c) if !c.touching);
         assert!(!(gap > slack && hard_colliding), "2D: tangent line {gap} from B's centre, colliding: {out:?} {mk:?}");
-        if let MinkowskiOutcome::Colliding(h) = &mk {
+        if let MinkowskiOutcome::Penetrating(h) = &mk {
             if h.converged {
                 let rho = se.inradius_lower_bound().to_f64() + eb.semi_axes().map(|x| x.to_f64()).min();
                 let p0 = (c_b - pa.translation.vector.map(|x| x.to_f64())).norm();

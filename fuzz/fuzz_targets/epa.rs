@@ -84,7 +84,7 @@ fn agree<R: Real>(what: &str, o: &Proximity<R>, g: &GjkOutcome<R>, slack: f64) {
                 "{what}: penetrating (depth >= {depth_lo}) but GJK separated (distance >= {gap_lo}), band {slack}:\n{o:?}\n{g:?}"
             );
         }
-        (Proximity::Separated(s), GjkOutcome::Intersecting(_)) => {
+        (Proximity::Separated(s), GjkOutcome::Penetrating(_)) => {
             let lo = s.bounds.lower.to_f64();
             assert!(lo <= slack, "{what}: separated by >= {lo} but GJK intersecting (band {slack}): {o:?}");
         }
@@ -110,11 +110,11 @@ fn run<R: Real>(input: &Input) {
     // The default EPA workspace is sized for 64 iterations; a larger cap
     // must end in OutOfCapacity, never out of bounds.
 
-    let answer = contact(&a, &b, &budget, &mut GjkCache::default());
+    let answer = contact(&a, &b, &budget, &mut GjkWarmStart::default());
     check("contact", &answer);
-    let g = gjk::distance(&a, &b, &budget, &mut GjkCache::default());
+    let g = gjk::distance(&a, &b, &budget, &mut GjkWarmStart::default());
     let mut direct = None;
-    if let GjkOutcome::Intersecting(simplex) = &g {
+    if let GjkOutcome::Penetrating(simplex) = &g {
         let mut epa = DefaultEpa::<R>::new();
         let out = epa.penetration(&a, &b, simplex, &budget);
         check("epa::penetration", &out);
@@ -163,12 +163,12 @@ fn run<R: Real>(input: &Input) {
         let core_distance = (a.margin() + b.margin()).to_f64() - hi;
         let tilt = if core_distance > 0.0 { (hi + band) * gap / core_distance } else { 0.0 };
         let cleared = shifted(hi + band + 2.0 * tilt);
-        if let GjkOutcome::Intersecting(_) = gjk::distance(&a, &cleared, &budget, &mut GjkCache::default()) {
+        if let GjkOutcome::Penetrating(_) = gjk::distance(&a, &cleared, &budget, &mut GjkWarmStart::default()) {
             panic!("{what}: moving B by upper + {band} (+ {tilt} for the normal's tilt) along the normal leaves contact: {p:?}");
         }
         let lo = p.bounds.lower.to_f64() - band;
         if lo > 0.0 {
-            if let GjkOutcome::Separated(s) = gjk::distance(&a, &shifted(lo), &budget, &mut GjkCache::default()) {
+            if let GjkOutcome::Separated(s) = gjk::distance(&a, &shifted(lo), &budget, &mut GjkWarmStart::default()) {
                 assert!(
                     s.bounds.lower.to_f64() <= band,
                     "{what}: moving B by lower − {band} = {lo} along the normal separates by {s:?}: {p:?}"

@@ -18,7 +18,7 @@
 //!   and, when every input is finite, `lower <= |centre_a − centre_b|` (the
 //!   centres are inside the bodies) and `upper >= ` the gap between the
 //!   bounding spheres (up to the tolerance and rounding);
-//! - `Intersecting`: with finite inputs, the bounding spheres are not apart
+//! - `Penetrating`: with finite inputs, the bounding spheres are not apart
 //!   by more than the tolerance;
 //! - `Undetermined`: a reason (exhaustive match) and bounds without NaN,
 //!   `lower <= upper`;
@@ -219,7 +219,7 @@ fn check<R: Real>(what: &str, o: &GjkOutcome<R>, geo: &Option<Geometry>) {
                 );
             }
         }
-        GjkOutcome::Intersecting(_) => {
+        GjkOutcome::Penetrating(_) => {
             if let Some(g) = geo {
                 assert!(
                     g.sphere_gap <= g.slack,
@@ -279,18 +279,18 @@ fn run<R: Real>(input: &Input) {
         })
     };
 
-    let mut cache = GjkCache::<R>::default();
+    let mut cache = GjkWarmStart::<R>::default();
     if let Some(c) = &input.cache {
         cache.direction = v3(&c.direction);
-        cache.hint_a = SupportHint(c.hint_a);
-        cache.hint_b = SupportHint(c.hint_b);
+        cache.hint_a = SupportWarmStart(c.hint_a);
+        cache.hint_b = SupportWarmStart(c.hint_b);
     }
     let first = gjk::distance(&a, &b, &budget, &mut cache);
     check("first query", &first, &geo);
     let warm = gjk::distance(&a, &b, &budget, &mut cache);
     check("warm query", &warm, &geo);
 
-    if let (Some(x), Some(y), Some(g)) = (first.is_intersecting(), warm.is_intersecting(), &geo) {
+    if let (Some(x), Some(y), Some(g)) = (first.is_penetrating(), warm.is_penetrating(), &geo) {
         // A contact answer means "within the tolerance of touching": a
         // separated answer beside it must then be within the slack too.
         let touching = [&first, &warm].iter().any(|o| match o {

@@ -42,7 +42,7 @@ struct Input {
 }
 
 /// Checks one outcome alone; returns its certified lower bound when separated.
-fn check<R: Real>(what: &str, o: &GjkOutcome<R>, cache: &GjkCache<R>, budget: &Budget<R>) -> Option<f64> {
+fn check<R: Real>(what: &str, o: &GjkOutcome<R>, cache: &GjkWarmStart<R>, budget: &Budget<R>) -> Option<f64> {
     assert!(cache.iterations <= budget.max_iterations, "{what}: {} iterations over the cap", cache.iterations);
     match o {
         GjkOutcome::Separated(s) => {
@@ -55,7 +55,7 @@ fn check<R: Real>(what: &str, o: &GjkOutcome<R>, cache: &GjkCache<R>, budget: &B
             assert!((n - 1.0).abs() < 1e-3, "{what}: normal of length {n}: {s:?}");
             Some(lo)
         }
-        GjkOutcome::Intersecting(_) => None,
+        GjkOutcome::Penetrating(_) => None,
         GjkOutcome::Undetermined { reason, bounds } => {
             match reason {
                 Undetermined::IterationCap
@@ -79,7 +79,7 @@ fn agree<R: Real>(what: &str, x: &GjkOutcome<R>, y: &GjkOutcome<R>, slack: f64) 
         _ => None,
     };
     for (p, q) in [(x, y), (y, x)] {
-        if let (Some(lo), GjkOutcome::Intersecting(_)) = (lower(p), q) {
+        if let (Some(lo), GjkOutcome::Penetrating(_)) = (lower(p), q) {
             assert!(lo <= slack, "{what}: separated by {lo} (band {slack}) vs intersecting:\n{p:?}\n{q:?}");
         }
     }
@@ -94,13 +94,13 @@ fn run<R: Real>(input: &Input) {
     let b = Placed::new(&*sb, pb);
     let budget = budget::<R>(input.max_iterations, input.tolerance);
 
-    let mut cache = GjkCache::default();
+    let mut cache = GjkWarmStart::default();
     let hit = gjk::intersect(&a, &b, &budget, &mut cache);
     let hit_lower = check("intersect(a, b)", &hit, &cache, &budget);
-    let mut cache = GjkCache::default();
+    let mut cache = GjkWarmStart::default();
     let dist = gjk::distance(&a, &b, &budget, &mut cache);
     check("distance(a, b)", &dist, &cache, &budget);
-    let mut cache = GjkCache::default();
+    let mut cache = GjkWarmStart::default();
     let swapped = gjk::intersect(&b, &a, &budget, &mut cache);
     let swapped_lower = check("intersect(b, a)", &swapped, &cache, &budget);
 
@@ -127,7 +127,7 @@ fn run<R: Real>(input: &Input) {
     let m = input.motion.pose::<R>();
     let (ma, mb) = (Placed::new(&*sa, m * pa), Placed::new(&*sb, m * pb));
     let Some(moved_scale) = scale_of(&ma, &mb) else { return };
-    let mut cache = GjkCache::default();
+    let mut cache = GjkWarmStart::default();
     let moved = gjk::intersect(&ma, &mb, &budget, &mut cache);
     check("intersect after a rigid motion", &moved, &cache, &budget);
     let band = bodies::slack(budget.tolerance, scale.max(moved_scale));

@@ -9,13 +9,13 @@
 //! Oracles:
 //! - no panic; `contacts` answers `Err(InvalidParams)` exactly when
 //!   `GradientParams::check` documents it (recomputed here);
-//! - `intersection_test`: iterations ≤ the cap; `Found` points are inside
+//! - `intersection_test`: iterations ≤ the cap; `Penetrating` points are inside
 //!   both bodies by their SDFs (`φ < tol`, `tol = 64·ε·scale`);
 //! - `contacts`: `tried` = number of points, `hits ≤ tried`,
 //!   `stored ≤ capacity`, `distinct = stored + dropped`; each stored contact
 //!   has finite `p_a`, `p_b`, `depth_a = −φ_B(p_a)`, `depth_b = −φ_A(p_b)`
 //!   (within `tol`), `depth = max(depth_a, depth_b) > 0`; unit normals;
-//! - a "hit" (a `Found` or `hits > 0`) never for convex `Placed` pairs that
+//! - a "hit" (a `Penetrating` or `hits > 0`) never for convex `Placed` pairs that
 //!   GJK certifies apart by more than the band
 //!   (`(8·tolerance + 8192·ε)·scale`).
 #![no_main]
@@ -25,12 +25,12 @@ use libfuzzer_sys::fuzz_target;
 use nalgebra::{Matrix3, Quaternion, Rotation3, Translation3, UnitQuaternion, Vector3};
 use narrowphase::math::Real;
 use narrowphase::query::Budget;
-use narrowphase::sdf::gradient::{
-    contacts, intersection_test, lattice_points, GradientContact, GradientError, GradientParams, IntersectionOutcome,
-};
+use narrowphase::sdf::gradient::{contacts, intersection_test, lattice_points, GradientContact, GradientParams, IntersectionOutcome};
+use narrowphase::error::GradientError;
 use narrowphase::sdf::{Aabb, Ball, Difference, Intersection, Sdf, SdfAccuracy, SdfSample, Torus, Transformed, Union};
-use narrowphase::shape::{Capsule, Cuboid, Cylinder, Placed, Pose, Sphere};
-use narrowphase::support::gjk::{self, GjkCache, GjkOutcome};
+use narrowphase::shape::{Capsule, Cuboid, Cylinder, Placed, Sphere};
+use narrowphase::math::Pose;
+use narrowphase::support::gjk::{self, GjkWarmStart, GjkOutcome};
 
 #[path = "shared/bodies.rs"]
 mod bodies;
@@ -200,7 +200,7 @@ fn gjk_lower<R: Real>(a: &Body<R>, b: &Body<R>, budget: &Budget<R>) -> Option<R>
         b: &B,
         budget: &Budget<R>,
     ) -> Option<R> {
-        match gjk::distance(a, b, budget, &mut GjkCache::default()) {
+        match gjk::distance(a, b, budget, &mut GjkWarmStart::default()) {
             GjkOutcome::Separated(s) => Some(s.bounds.lower),
             _ => None,
         }
@@ -284,10 +284,10 @@ fn run<R: Real>(input: &Input) {
         for x in points.iter().take(8) {
             let out = intersection_test(&a, &b, x, &params);
             assert!(out.iterations() <= params.budget.max_iterations.max(1) * 2 + 2, "{out:?}");
-            if let IntersectionOutcome::Found { point, .. } = out {
+            if let IntersectionOutcome::Penetrating { point, .. } = out {
                 let (va, vb) = (a.eval(&point).value, b.eval(&point).value);
-                assert!(va < tol && vb < tol, "Found {point:?}: φ_A {va:?}, φ_B {vb:?}");
-                assert!(!apart, "Found {point:?} for bodies GJK certifies apart");
+                assert!(va < tol && vb < tol, "Penetrating {point:?}: φ_A {va:?}, φ_B {vb:?}");
+                assert!(!apart, "Penetrating {point:?} for bodies GJK certifies apart");
             }
         }
     }

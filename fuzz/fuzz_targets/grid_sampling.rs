@@ -1,4 +1,4 @@
-//! Sampled SDF grids (`sdf::grid`): arbitrary layouts (dims 0, 1, huge;
+//! Sampled SDF grids (`sdf::grid::Grid`): arbitrary layouts (dims 0, 1, huge;
 //! NaN/inf/huge origin and spacing) and arbitrary value slices (length
 //! mismatches, NaN inside), and grids filled from analytic SDFs (sphere,
 //! box, torus under an arbitrary similarity) evaluated at arbitrary points
@@ -24,7 +24,8 @@ use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use nalgebra::{Matrix3, Quaternion, UnitQuaternion, Vector3};
 use narrowphase::math::Real;
-use narrowphase::sdf::grid::{fill_first_order, fill_zeroth, FirstOrderGrid, Grid, GridError, GridLayout, GridValue};
+use narrowphase::sdf::grid::{fill_first_order, fill_zeroth, FirstOrderGrid, Grid, GridLayout, GridValue};
+use narrowphase::error::GridError;
 use narrowphase::sdf::{Sdf, SdfAccuracy, Torus, Transformed};
 use narrowphase::shape::{Cuboid, Sphere};
 

@@ -13,7 +13,7 @@
 //!   `stored + overflow = inside + undecided`, `nonfinite ≤ undecided`;
 //!   a stack of `required_stack(3, depth)` never drops a cell unless the
 //!   budget ran out or the mode is `Decide`;
-//! - verdicts are proofs: `Intersecting` ⇔ `inside > 0`, and every stored
+//! - verdicts are proofs: `Penetrating` ⇔ `inside > 0`, and every stored
 //!   inside cell's corners and centre evaluate below `tol` for both
 //!   bodies; `Separated` has no dropped, undecided or NaN cell, and no
 //!   sampled point of the region (a 5³ lattice) is inside both bodies by
@@ -28,7 +28,9 @@ use libfuzzer_sys::fuzz_target;
 use nalgebra::{Matrix3, Quaternion, UnitQuaternion, Vector3};
 use narrowphase::math::Real;
 use narrowphase::sdf::interval::Interval;
-use narrowphase::sdf::octree::{self, Cell, CellClass, KeptCell, OctreeError, OctreeMode, OctreeParams, OctreeVerdict};
+use narrowphase::sdf::octree::{self, Cell, CellClass, KeptCell, OctreeParams, OctreeVerdict};
+use narrowphase::error::OctreeError;
+use narrowphase::query::Stop;
 use narrowphase::sdf::{
     Aabb, Ball, Difference, Halfspace, Intersection, IntervalSdf, Sdf, SdfAccuracy, SdfSample, SmoothUnion, Torus,
     Transformed, Union,
@@ -226,7 +228,7 @@ fn run<R: Real>(input: &Input) {
     let params = OctreeParams {
         max_depth: depth,
         max_cells: input.max_cells as u32,
-        mode: if input.decide { OctreeMode::Decide } else { OctreeMode::Collect },
+        stop: if input.decide { Stop::Decided } else { Stop::Converged },
     };
     let want = octree::required_stack(3, depth.min(octree::MAX_DEPTH));
     let stack_len = input.stack.map_or(want, |n| n as usize);
@@ -254,17 +256,18 @@ fn run<R: Real>(input: &Input) {
             assert!(bad_box || region.is_some_and(|r| !r.is_finite()), "BadRegion for {ba:?}, {bb:?}");
             return;
         }
+        Err(e) => panic!("undocumented error {e:?}"),
         Ok(rep) => rep,
     };
     assert!(rep.visited <= params.max_cells, "{rep:?}");
     assert!(rep.stored as usize <= out.len());
-    assert_eq!(rep.stored + rep.overflow, rep.inside + rep.undecided, "{rep:?}");
-    assert!(rep.nonfinite <= rep.undecided);
-    if stack_len >= want && params.mode == OctreeMode::Collect && rep.visited < params.max_cells {
+    assert_eq!(rep.stored + rep.overflow, rep.inside + rep.unresolved, "{rep:?}");
+    assert!(rep.nonfinite <= rep.unresolved);
+    if stack_len >= want && params.stop == Stop::Converged && rep.visited < params.max_cells {
         assert_eq!(rep.dropped, 0, "the bound's stack dropped cells: {rep:?}");
     }
     match rep.verdict {
-        OctreeVerdict::Intersecting => {
+        OctreeVerdict::Penetrating => {
             assert!(rep.inside > 0);
             for k in out.iter().take(rep.stored as usize).filter(|k| k.class == CellClass::InsideBoth) {
                 for p in corners(&k.cell.aabb) {
@@ -274,7 +277,7 @@ fn run<R: Real>(input: &Input) {
             }
         }
         OctreeVerdict::Separated => {
-            assert_eq!((rep.inside, rep.undecided, rep.dropped, rep.nonfinite), (0, 0, 0, 0), "{rep:?}");
+            assert_eq!((rep.inside, rep.unresolved, rep.dropped, rep.nonfinite), (0, 0, 0, 0), "{rep:?}");
             if let Some(r) = region {
                 let e = r.extent();
                 for i in 0..125 {
@@ -285,7 +288,7 @@ fn run<R: Real>(input: &Input) {
                 }
             }
         }
-        OctreeVerdict::Undecided(_) => assert_eq!(rep.inside, 0),
+        OctreeVerdict::Undetermined { .. } => assert_eq!(rep.inside, 0),
     }
 
     // Containment on an arbitrary box.

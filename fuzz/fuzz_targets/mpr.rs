@@ -79,7 +79,7 @@ fn check<R: Real>(what: &str, o: &MprOutcome<R>, converged: bool) {
 
 fn agree_gjk<R: Real>(what: &str, m: &MprOutcome<R>, g: &GjkOutcome<R>, slack: f64) {
     match (m, g) {
-        (MprOutcome::Separated { lower_bound, .. }, GjkOutcome::Intersecting(_)) => {
+        (MprOutcome::Separated { lower_bound, .. }, GjkOutcome::Penetrating(_)) => {
             let lo = lower_bound.to_f64();
             assert!(lo <= slack, "{what}: MPR separated by >= {lo}, GJK intersecting (band {slack}):\n{m:?}\n{g:?}");
         }
@@ -117,7 +117,7 @@ fn run<R: Real>(input: &Input) {
     check("mpr::intersect", &hit, false);
     let pen = mpr::penetration(&a, &b, &budget);
     check("mpr::penetration", &pen, true);
-    let g = gjk::distance(&a, &b, &budget, &mut GjkCache::default());
+    let g = gjk::distance(&a, &b, &budget, &mut GjkWarmStart::default());
 
     let Some(scale) = scale_of(&a, &b) else { return };
     let finite = rigid(&pa) && rigid(&pb);
@@ -130,7 +130,7 @@ fn run<R: Real>(input: &Input) {
     agree_mpr(&hit, &pen, slack);
     let MprOutcome::Penetrating(p) = &pen else { return };
     let upper = p.bounds.upper.to_f64();
-    if let Proximity::Penetrating(e) = contact(&a, &b, &budget, &mut GjkCache::default()) {
+    if let Proximity::Penetrating(e) = contact(&a, &b, &budget, &mut GjkWarmStart::default()) {
         let lo = e.bounds.lower.to_f64();
         assert!(lo <= upper + slack, "EPA's depth >= {lo} above MPR's directional upper bound {upper}: {e:?} {p:?}");
     }
@@ -142,7 +142,7 @@ fn run<R: Real>(input: &Input) {
     let shifted = |d: f64| Placed::new(&*sb, Translation3::from(n * R::lit(d)) * pb);
     let scale2 = scale_of(&a, &shifted(upper + slack)).unwrap_or(scale).max(scale);
     let band = bodies::slack(budget.tolerance, scale2);
-    if let GjkOutcome::Intersecting(_) = gjk::distance(&a, &shifted(upper + band), &budget, &mut GjkCache::default()) {
+    if let GjkOutcome::Penetrating(_) = gjk::distance(&a, &shifted(upper + band), &budget, &mut GjkWarmStart::default()) {
         panic!("moving B by MPR's upper + {band} along its normal leaves contact: {p:?}");
     }
 }

@@ -28,13 +28,12 @@ use libfuzzer_sys::fuzz_target;
 use nalgebra::{Matrix3, Quaternion, Rotation3, SVector, Translation3, UnitQuaternion, Vector3};
 use narrowphase::math::Real;
 use narrowphase::query::Budget;
-use narrowphase::sdf::particles::{
-    iterate_projection, particle_contacts, sample_resolution, ParticleContact, ParticleError, ParticleParams,
-    MAX_PARTICLES,
-};
+use narrowphase::sdf::particles::{iterate_projection, particle_contacts, sample_resolution, ParticleContact, ParticleParams, MAX_PARTICLES};
+use narrowphase::error::ParticleError;
 use narrowphase::sdf::{Aabb, Ball, Difference, Intersection, Sdf, SdfAccuracy, SdfSample, Torus, Transformed, Union};
-use narrowphase::shape::{Capsule, Cuboid, Cylinder, Placed, Pose, Sphere};
-use narrowphase::support::gjk::{self, GjkCache, GjkOutcome};
+use narrowphase::shape::{Capsule, Cuboid, Cylinder, Placed, Sphere};
+use narrowphase::math::Pose;
+use narrowphase::support::gjk::{self, GjkWarmStart, GjkOutcome};
 
 #[path = "shared/bodies.rs"]
 mod bodies;
@@ -199,7 +198,7 @@ fn gjk_lower<R: Real>(a: &Body<R>, b: &Body<R>, budget: &Budget<R>) -> Option<R>
         b: &B,
         budget: &Budget<R>,
     ) -> Option<R> {
-        match gjk::distance(a, b, budget, &mut GjkCache::default()) {
+        match gjk::distance(a, b, budget, &mut GjkWarmStart::default()) {
             GjkOutcome::Separated(s) => Some(s.bounds.lower),
             _ => None,
         }

@@ -27,7 +27,7 @@ use libfuzzer_sys::fuzz_target;
 use nalgebra::{Point3, Vector3};
 use narrowphase::hull::quickhull;
 use narrowphase::prelude::*;
-use narrowphase::query::ShapeError;
+use narrowphase::error::ShapeError;
 use narrowphase::shape::Plane;
 
 /// `CONVEXITY_TOLERANCE` of `src/shape/polytope.rs` (not exported): the
@@ -230,7 +230,7 @@ fn check_support<R: Real>(p: &Polytope<'_, R>, input: &Input) {
                 "climb from {start} stopped at vertex {i} ({got}), scan found {scan} ({best}); allowance {allow}, {nv} vertices"
             );
         }
-        let mut hint = SupportHint(input.hints.first().copied().unwrap_or(0));
+        let mut hint = SupportWarmStart(input.hints.first().copied().unwrap_or(0));
         let s = p.support_hinted(dir, &mut hint);
         assert!((hint.0 as usize) < nv, "hint {} out of range", hint.0);
         assert!(verts.contains(&s), "support point {s:?} is not a vertex");

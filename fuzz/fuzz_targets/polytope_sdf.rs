@@ -34,7 +34,7 @@ use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use nalgebra::Vector3;
 use narrowphase::prelude::*;
-use narrowphase::sdf::{Sdf, SdfHint};
+use narrowphase::sdf::{Sdf, SdfWarmStart};
 
 #[derive(Arbitrary, Debug, Clone, Copy)]
 enum Num {
@@ -153,7 +153,7 @@ fn run<R: Real>(input: &Input) {
             }
         };
         // Never panics, indices in range.
-        let mut hint = SdfHint(*hint0);
+        let mut hint = SdfWarmStart(*hint0);
         let s = p.eval_hinted(&x, &mut hint);
         let climbed = p.sdf_face_climb(&x, *hint0 as usize);
         let refined = p.sdf_face_refine(&x, climbed);
@@ -179,7 +179,7 @@ fn run<R: Real>(input: &Input) {
         );
         assert_eq!(s.gradient, faces[refined].normal, "gradient is not the refined face's normal");
         assert_eq!(hint.0 as usize, climbed, "the hint is not the climbed face");
-        let s0 = p.eval_hinted(&x, &mut SdfHint(0));
+        let s0 = p.eval_hinted(&x, &mut SdfWarmStart(0));
         assert!(
             plain.value == s0.value || plain.value.to_f64().is_nan(),
             "eval {:?} differs from eval_hinted from 0 {:?}",

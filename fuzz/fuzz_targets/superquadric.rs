@@ -83,7 +83,7 @@ fn check_hit<R: Real, V: core::fmt::Debug>(
 ) {
     assert!(o.iterations() <= cap.max(1) + 1, "{what}: {} evaluations, cap {cap}: {o:?}", o.iterations());
     match o {
-        MinkowskiOutcome::Separated(h) | MinkowskiOutcome::Colliding(h) => {
+        MinkowskiOutcome::Separated(h) | MinkowskiOutcome::Penetrating(h) => {
             let m = h.margin.to_f64();
             assert!(m.is_finite() && m >= 0.0, "{what}: margin {m}: {o:?}");
             assert!(h.residual.to_f64().is_finite(), "{what}: residual: {o:?}");
@@ -102,7 +102,7 @@ fn check_hit<R: Real, V: core::fmt::Debug>(
 }
 
 fn certified<R: Real, V>(o: &MinkowskiOutcome<R, V>) -> Option<bool> {
-    o.hit().filter(|h| h.certified).and(o.is_colliding())
+    o.hit().filter(|h| h.certified).and(o.is_penetrating())
 }
 
 fn three<R: Real>(i: &In3, budget: &Budget<R>) {
@@ -111,9 +111,9 @@ fn three<R: Real>(i: &In3, budget: &Budget<R>) {
     let (p1, p2) = (pose_of::<R>(&i.sq_t, &i.sq_r), pose_of::<R>(&i.e_t, &i.e_r));
     let finite = |v: &Vec3<R>| finite3(v);
     let nrm = |v: &Vec3<R>| v.map(|x| x.to_f64()).norm();
-    let decide = ellipsoid_superquadric(&sq, &p1, &el, &p2, budget, Mode::Decide);
+    let decide = ellipsoid_superquadric(&sq, &p1, &el, &p2, budget, Stop::Decided);
     check_hit("3D decide", &decide, budget.max_iterations, finite, nrm);
-    let margin = ellipsoid_superquadric(&sq, &p1, &el, &p2, budget, Mode::Margin);
+    let margin = ellipsoid_superquadric(&sq, &p1, &el, &p2, budget, Stop::Converged);
     check_hit("3D margin", &margin, budget.max_iterations, finite, nrm);
     let poses_finite = [&p1, &p2]
         .iter()
@@ -161,7 +161,7 @@ fn three<R: Real>(i: &In3, budget: &Budget<R>) {
     if !well {
         return;
     }
-    let g = gjk::distance(&a, &b, &Budget::default(), &mut GjkCache::default());
+    let g = gjk::distance(&a, &b, &Budget::default(), &mut GjkWarmStart::default());
     let gslack = bodies::slack(Budget::<R>::default().tolerance.max(budget.tolerance), scale);
     let rho =
         (sq.inradius_lower_bound().to_f64()) + el.semi_axes().iter().fold(f64::INFINITY, |m, x| m.min(x.to_f64()));
@@ -169,14 +169,14 @@ fn three<R: Real>(i: &In3, budget: &Budget<R>) {
         let Some(h) = o.hit() else { continue };
         let plane_gap = plane_bound(h, &c_e);
         match &g {
-            GjkOutcome::Intersecting(_) => assert!(
+            GjkOutcome::Penetrating(_) => assert!(
                 plane_gap <= gslack,
                 "GJK intersecting but the tangent plane of S ⊕ E is {plane_gap} from the centre (band {gslack}): {o:?}"
             ),
             GjkOutcome::Separated(s) => {
                 let hi = s.bounds.upper.to_f64();
                 assert!(plane_gap <= hi + gslack, "plane bound {plane_gap} above GJK's upper {hi}: {o:?} {s:?}");
-                if let MinkowskiOutcome::Colliding(h) = o {
+                if let MinkowskiOutcome::Penetrating(h) = o {
                     if h.converged {
                         let p0 = (c_e - p1.translation.vector.map(|x| x.to_f64())).norm();
                         let depth = (1.0 - h.margin.to_f64()) * rho - p0 * h.residual.to_f64();
@@ -211,9 +211,9 @@ fn two<R: Real>(i: &In2, budget: &Budget<R>) {
     let (p1, p2) = (pose(&i.se_t, &i.se_angle), pose(&i.el_t, &i.el_angle));
     let finite = |v: &Vector2<R>| v.iter().all(|x| x.to_f64().is_finite());
     let nrm = |v: &Vector2<R>| v.map(|x| x.to_f64()).norm();
-    let decide = ellipse_superellipse(&se, &p1, &el, &p2, budget, Mode::Decide);
+    let decide = ellipse_superellipse(&se, &p1, &el, &p2, budget, Stop::Decided);
     check_hit("2D decide", &decide, budget.max_iterations, finite, nrm);
-    let margin = ellipse_superellipse(&se, &p1, &el, &p2, budget, Mode::Margin);
+    let margin = ellipse_superellipse(&se, &p1, &el, &p2, budget, Stop::Converged);
     check_hit("2D margin", &margin, budget.max_iterations, finite, nrm);
     if let (Some(x), Some(y)) = (certified(&decide), certified(&margin)) {
         assert_eq!(x, y, "2D certified answers disagree:\n{decide:?}\n{margin:?}");

@@ -46,12 +46,13 @@
 //! for c in frame.pair(0) {
 //!     let _ = (c.point, c.normal, c.depth);
 //! }
-//! # Ok::<(), narrowphase::gpu::GpuError>(())
+//! # Ok::<(), narrowphase::error::GpuError>(())
 //! ```
 //!
 //! [`pair_setup`]: crate::sdf::particles::pair_setup
 //! [`particle_contacts`]: crate::sdf::particles::particle_contacts
 
+use crate::error::GpuError;
 use std::future::Future;
 use std::ops::Range;
 use std::pin::Pin;
@@ -62,10 +63,11 @@ use std::task::{Context, Poll, Wake, Waker};
 use std::vec::Vec;
 use std::{format, vec};
 
+use crate::math::Pose;
 use crate::math::Vec3;
-use crate::sdf::particles::{pair_setup, ParticleError, ParticleParams};
+use crate::sdf::particles::{pair_setup, ParticleParams};
 use crate::sdf::SdfSample;
-use crate::shape::{Placed, Pose};
+use crate::shape::Placed;
 
 mod shape;
 pub use shape::GpuShape;
@@ -77,56 +79,6 @@ const SHADER: &str = include_str!("particles.wgsl");
 const WORKGROUP: u32 = 64;
 /// Bytes of one contact in the shader's `contacts` buffer.
 const CONTACT_BYTES: u64 = 48;
-
-/// Why the GPU pipeline could not answer.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum GpuError {
-    /// No GPU adapter (not even a software one such as Mesa's lavapipe).
-    NoAdapter(String),
-    /// The adapter refused a device.
-    Device(String),
-    /// A request beyond a limit: `what`, how much was asked, the limit.
-    LimitExceeded {
-        /// The quantity.
-        what: &'static str,
-        /// Requested.
-        requested: u64,
-        /// Allowed.
-        limit: u64,
-    },
-    /// A pair names a shape that was not uploaded, or poses and shapes
-    /// differ in number.
-    BadIndex {
-        /// The index.
-        index: u32,
-        /// Shapes uploaded.
-        shapes: u32,
-    },
-    /// A pair's particle set could not be built (as on the CPU).
-    Particles(ParticleError),
-    /// A pose that is not finite.
-    NonFinitePose(u32),
-    /// Reading results back failed.
-    Readback(String),
-}
-
-impl core::fmt::Display for GpuError {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self {
-            GpuError::NoAdapter(s) => write!(f, "no GPU adapter: {s}"),
-            GpuError::Device(s) => write!(f, "no GPU device: {s}"),
-            GpuError::LimitExceeded { what, requested, limit } => {
-                write!(f, "{what}: {requested} requested, limit {limit}")
-            }
-            GpuError::BadIndex { index, shapes } => write!(f, "shape index {index}, {shapes} shapes uploaded"),
-            GpuError::Particles(e) => write!(f, "particle set: {e:?}"),
-            GpuError::NonFinitePose(i) => write!(f, "pose {i} is not finite"),
-            GpuError::Readback(s) => write!(f, "readback: {s}"),
-        }
-    }
-}
-
-impl std::error::Error for GpuError {}
 
 /// One contact from the GPU.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -394,7 +346,7 @@ impl GpuParticles {
     /// ```no_run
     /// let mut gpu = narrowphase::gpu::GpuParticles::new_blocking()?;
     /// assert_eq!(gpu.limit_contact_buffer(48 << 20), 48 << 20); // 1 M contacts a batch
-    /// # Ok::<(), narrowphase::gpu::GpuError>(())
+    /// # Ok::<(), narrowphase::error::GpuError>(())
     /// ```
     pub fn limit_contact_buffer(&mut self, bytes: u64) -> u64 {
         self.contacts_per_pass = (bytes.min(self.max_storage) / CONTACT_BYTES).max(1);

@@ -42,10 +42,11 @@
 //! Everything runs in the query's own precision (f32 stays single
 //! precision on the Cortex-M4F).
 
-use super::Pose2;
+use crate::math::Pose;
+use crate::math::Pose2;
 use crate::math::{finite_vec, max, Real, Vec3};
 use crate::query::Undetermined;
-use crate::shape::{Ellipse, Ellipsoid, Pose};
+use crate::shape::{Ellipse, Ellipsoid};
 use nalgebra::{Matrix2, Matrix3, Vector2};
 
 /// The certificate of the algebraic test.
@@ -66,11 +67,12 @@ pub struct AlgebraicCertificate<R: Real> {
 /// The answer of the algebraic separation test.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[must_use = "an outcome may be Undetermined; match it"]
 pub enum AlgebraicOutcome<R: Real> {
     /// Two distinct positive roots: the bodies are apart.
     Separated(AlgebraicCertificate<R>),
     /// No positive root (overlap) or a positive double root (touching).
-    Colliding(AlgebraicCertificate<R>),
+    Penetrating(AlgebraicCertificate<R>),
     /// Non-finite input or coefficients, `P(0) = det Q` not positive (a pose
     /// whose rotation is not one, or `det Q` lost to underflow), or the sign
     /// of `P′` at the root bound not confirmed: all `NonFinite`.
@@ -82,10 +84,10 @@ pub enum AlgebraicOutcome<R: Real> {
 
 impl<R: Real> AlgebraicOutcome<R> {
     /// `Some(true)` colliding, `Some(false)` separated, `None` undetermined.
-    pub fn is_colliding(&self) -> Option<bool> {
+    pub fn is_penetrating(&self) -> Option<bool> {
         match self {
             AlgebraicOutcome::Separated(_) => Some(false),
-            AlgebraicOutcome::Colliding(_) => Some(true),
+            AlgebraicOutcome::Penetrating(_) => Some(true),
             AlgebraicOutcome::Undetermined { .. } => None,
         }
     }
@@ -101,8 +103,8 @@ impl<R: Real> AlgebraicOutcome<R> {
 /// let a = Ellipsoid::new(Vector3::new(2.0_f64, 1.0, 1.0)).unwrap();
 /// let b = Ellipsoid::new(Vector3::new(1.0, 0.5, 0.5)).unwrap();
 /// let at = |x: f64| Pose::from_parts(Translation3::new(x, 0.0, 0.0), Default::default());
-/// assert_eq!(ellipsoids(&a, &Pose::identity(), &b, &at(2.9)).is_colliding(), Some(true));
-/// assert_eq!(ellipsoids(&a, &Pose::identity(), &b, &at(3.1)).is_colliding(), Some(false));
+/// assert_eq!(ellipsoids(&a, &Pose::identity(), &b, &at(2.9)).is_penetrating(), Some(true));
+/// assert_eq!(ellipsoids(&a, &Pose::identity(), &b, &at(3.1)).is_penetrating(), Some(false));
 /// ```
 pub fn ellipsoids<R: Real>(
     a: &Ellipsoid<R>,
@@ -237,13 +239,14 @@ fn cofactor<R: Real>(m: &Matrix3<R>) -> Matrix3<R> {
 /// `λ > 0`.
 ///
 /// ```
-/// use narrowphase::minkowski::{ellipsoid_pair::ellipses, Pose2};
+/// use narrowphase::minkowski::{ellipsoid_pair::ellipses};
+/// use narrowphase::math::Pose2;
 /// use narrowphase::shape::Ellipse;
 /// use nalgebra::{Translation2, Vector2};
 /// let a = Ellipse::new(Vector2::new(1.0_f32, 1.0)).unwrap();
 /// let at = |x: f32| Pose2::from_parts(Translation2::new(x, 0.0), Default::default());
-/// assert_eq!(ellipses(&a, &Pose2::identity(), &a, &at(1.9)).is_colliding(), Some(true));
-/// assert_eq!(ellipses(&a, &Pose2::identity(), &a, &at(2.1)).is_colliding(), Some(false));
+/// assert_eq!(ellipses(&a, &Pose2::identity(), &a, &at(1.9)).is_penetrating(), Some(true));
+/// assert_eq!(ellipses(&a, &Pose2::identity(), &a, &at(2.1)).is_penetrating(), Some(false));
 /// ```
 pub fn ellipses<R: Real>(a: &Ellipse<R>, pose_a: &Pose2<R>, b: &Ellipse<R>, pose_b: &Pose2<R>) -> AlgebraicOutcome<R> {
     let ra = pose_a.rotation.matrix();
@@ -461,7 +464,7 @@ fn classify<R: Real>(c: &[R; 5], mag: &[R; 5]) -> AlgebraicOutcome<R> {
             if !value.finite() {
                 return AlgebraicOutcome::Undetermined { reason: Undetermined::NonFinite };
             }
-            // Colliding is proved when the minimum over the bracket, P − w,
+            // Penetrating is proved when the minimum over the bracket, P − w,
             // is above the rounding bound; within it, touching.
             let low = if tau > R::ZERO { (v - w) / tau } else { v - w };
             let touching = !(value.abs_() > R::ONE) || (value > R::ONE && !(low > R::ONE));
@@ -469,7 +472,7 @@ fn classify<R: Real>(c: &[R; 5], mag: &[R; 5]) -> AlgebraicOutcome<R> {
             if value < -R::ONE {
                 AlgebraicOutcome::Separated(cert)
             } else {
-                AlgebraicOutcome::Colliding(cert)
+                AlgebraicOutcome::Penetrating(cert)
             }
         }
         None => {
@@ -477,7 +480,7 @@ fn classify<R: Real>(c: &[R; 5], mag: &[R; 5]) -> AlgebraicOutcome<R> {
             // (0, ∞) from P(0) = c₀ > 0 (c₀ = det(N)², computed as a product:
             // its sign is exact), no positive root.
             if end_ok {
-                AlgebraicOutcome::Colliding(AlgebraicCertificate {
+                AlgebraicOutcome::Penetrating(AlgebraicCertificate {
                     lambda: R::ZERO,
                     value: R::INFINITY,
                     touching: false,

@@ -25,9 +25,6 @@ pub mod superquadric;
 use crate::math::Real;
 use crate::query::Undetermined;
 
-/// A rigid pose in the plane: rotation matrix and translation.
-pub type Pose2<R> = nalgebra::IsometryMatrix2<R>;
-
 /// What the exact checker found on the ray from the superquadric's centre
 /// through the ellipsoid's centre.
 ///
@@ -66,11 +63,12 @@ pub struct RayHit<R: Real, V> {
 /// The answer of the exact checker.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[must_use = "an outcome may be Undetermined; match it"]
 pub enum MinkowskiOutcome<R: Real, V> {
     /// The bodies are apart (`|p₀| > |x_eb(ψ̃)|`).
     Separated(RayHit<R, V>),
     /// The bodies overlap or touch (`|p₀| ≤ |x_eb(ψ̃)|`).
-    Colliding(RayHit<R, V>),
+    Penetrating(RayHit<R, V>),
     /// The root finder could not settle within its budget, or the input was
     /// not finite. Never a guessed "separated".
     Undetermined {
@@ -85,24 +83,24 @@ pub enum MinkowskiOutcome<R: Real, V> {
 
 impl<R: Real, V> MinkowskiOutcome<R, V> {
     /// `Some(true)` colliding, `Some(false)` separated, `None` undetermined.
-    pub fn is_colliding(&self) -> Option<bool> {
+    pub fn is_penetrating(&self) -> Option<bool> {
         match self {
             MinkowskiOutcome::Separated(_) => Some(false),
-            MinkowskiOutcome::Colliding(_) => Some(true),
+            MinkowskiOutcome::Penetrating(_) => Some(true),
             MinkowskiOutcome::Undetermined { .. } => None,
         }
     }
     /// The hit, when determined.
     pub fn hit(&self) -> Option<&RayHit<R, V>> {
         match self {
-            MinkowskiOutcome::Separated(h) | MinkowskiOutcome::Colliding(h) => Some(h),
+            MinkowskiOutcome::Separated(h) | MinkowskiOutcome::Penetrating(h) => Some(h),
             MinkowskiOutcome::Undetermined { .. } => None,
         }
     }
     /// Iterations spent, in every case.
     pub fn iterations(&self) -> u32 {
         match self {
-            MinkowskiOutcome::Separated(h) | MinkowskiOutcome::Colliding(h) => h.iterations,
+            MinkowskiOutcome::Separated(h) | MinkowskiOutcome::Penetrating(h) => h.iterations,
             MinkowskiOutcome::Undetermined { iterations, .. } => *iterations,
         }
     }

@@ -49,28 +49,17 @@
 //! - a converged root (`sin∠ ≤ tolerance`) that certifies neither is contact
 //!   within tolerance, reported as colliding with `certified = false`.
 //!
-//! [`Mode::Decide`] returns at the first certificate; [`Mode::Margin`]
+//! [`Stop::Decided`] returns at the first certificate; [`Stop::Converged`]
 //! iterates to the tolerance first so that the margin `|p₀| / |x_eb|` and
 //! the witness are exact to the residual.
 
-use super::{MinkowskiOutcome, Pose2, RayHit};
+use super::{MinkowskiOutcome, RayHit};
+use crate::math::Pose;
+use crate::math::Pose2;
 use crate::math::{any_orthogonal, finite_vec, max, min, norm, Mat3, Real, Vec3};
-use crate::query::{Budget, Undetermined};
-use crate::shape::{signed_pow, Ellipse, Ellipsoid, Pose, Superellipse, Superquadric};
+use crate::query::{Budget, Stop, Undetermined};
+use crate::shape::{signed_pow, Ellipse, Ellipsoid, Superellipse, Superquadric};
 use nalgebra::{Matrix2, RealField, SMatrix, SVector, Vector2};
-
-/// When the checker stops.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum Mode {
-    /// Stop at the first certificate (separating plane or interior cone):
-    /// fastest; the margin is that of the last iterate.
-    #[default]
-    Decide,
-    /// Iterate until the residual meets the tolerance, then decide: the
-    /// margin and the witness are exact to the residual.
-    Margin,
-}
 
 /// Largest number of grid restarts of the 3D solver.
 const MAX_RESTARTS: u32 = 2;
@@ -166,7 +155,7 @@ fn support_k<R: Real, const D: usize>(pb: &Problem<R, D>, n: &SVector<R, D>) -> 
 
 enum Verdict {
     Separated,
-    Colliding,
+    Penetrating,
     Open,
 }
 
@@ -240,7 +229,7 @@ fn certify<R: Real, const D: usize>(pb: &Problem<R, D>, ev: &Eval<R, D>) -> Chec
             pb.rho
         };
         if e.finite() && pb.p_norm < radial * (R::ONE - slack) {
-            verdict = Verdict::Colliding;
+            verdict = Verdict::Penetrating;
         }
     }
     Check { sin, cos, len, verdict }
@@ -298,7 +287,7 @@ fn settle<R: Real, const D: usize>(
     pb: &Problem<R, D>,
     ev: &Eval<R, D>,
     fr: &Frame<R, D>,
-    mode: Mode,
+    stop: Stop,
     iterations: u32,
     polish: &mut u32,
 ) -> Option<MinkowskiOutcome<R, SVector<R, D>>> {
@@ -308,17 +297,17 @@ fn settle<R: Real, const D: usize>(
     }
     let converged = c.cos > R::ZERO && c.sin <= pb.tol;
     let certified = !matches!(c.verdict, Verdict::Open);
-    if certified && (mode == Mode::Decide || converged) {
+    if certified && (stop == Stop::Decided || converged) {
         let h = hit(pb, ev, &c, fr, iterations, true);
         return Some(match c.verdict {
             Verdict::Separated => MinkowskiOutcome::Separated(h),
-            _ => MinkowskiOutcome::Colliding(h),
+            _ => MinkowskiOutcome::Penetrating(h),
         });
     }
     if converged {
         if *polish >= MAX_POLISH {
             // Contact within tolerance: neither side provable.
-            return Some(MinkowskiOutcome::Colliding(hit(pb, ev, &c, fr, iterations, false)));
+            return Some(MinkowskiOutcome::Penetrating(hit(pb, ev, &c, fr, iterations, false)));
         }
         *polish += 1;
     }
@@ -348,7 +337,7 @@ fn coincident<R: Real, const D: usize>(
         // Not a unit normal: the pose's rotation is not a rotation.
         return MinkowskiOutcome::Undetermined { reason: Undetermined::Degenerate, iterations: 1, residual: R::ZERO };
     }
-    MinkowskiOutcome::Colliding(h)
+    MinkowskiOutcome::Penetrating(h)
 }
 
 /// The iteration cap: a certificate still decides (not converged),
@@ -363,7 +352,7 @@ fn at_cap<R: Real, const D: usize>(
     let c = certify(pb, ev);
     match c.verdict {
         Verdict::Separated => MinkowskiOutcome::Separated(hit(pb, ev, &c, fr, iterations, true)),
-        Verdict::Colliding => MinkowskiOutcome::Colliding(hit(pb, ev, &c, fr, iterations, true)),
+        Verdict::Penetrating => MinkowskiOutcome::Penetrating(hit(pb, ev, &c, fr, iterations, true)),
         Verdict::Open => MinkowskiOutcome::Undetermined { reason, iterations, residual: c.sin },
     }
 }
@@ -519,18 +508,19 @@ fn relative_frame<R: Real, const D: usize>(
 /// residual (the sine of the angle between `x_eb` and `p₀`).
 ///
 /// ```
-/// use narrowphase::minkowski::superquadric::{ellipsoid_superquadric, Mode};
+/// use narrowphase::minkowski::superquadric::ellipsoid_superquadric;
+/// use narrowphase::query::Stop;
 /// use narrowphase::prelude::*;
 /// use nalgebra::{Translation3, Vector3};
 ///
 /// let sq = Superquadric::new(Vector3::new(1.0_f64, 1.0, 1.0), 0.5, 0.5).unwrap();
 /// let e = Ellipsoid::new(Vector3::new(0.5, 0.3, 0.3)).unwrap();
 /// let at = |x: f64| Pose::from_parts(Translation3::new(x, 0.0, 0.0), Default::default());
-/// let near = ellipsoid_superquadric(&sq, &Pose::identity(), &e, &at(1.4), &Budget::default(), Mode::Decide);
-/// assert_eq!(near.is_colliding(), Some(true));
-/// let far = ellipsoid_superquadric(&sq, &Pose::identity(), &e, &at(1.6), &Budget::default(), Mode::Margin);
+/// let near = ellipsoid_superquadric(&sq, &Pose::identity(), &e, &at(1.4), &Budget::default(), Stop::Decided);
+/// assert_eq!(near.is_penetrating(), Some(true));
+/// let far = ellipsoid_superquadric(&sq, &Pose::identity(), &e, &at(1.6), &Budget::default(), Stop::Converged);
 /// let hit = far.hit().unwrap();
-/// assert_eq!(far.is_colliding(), Some(false));
+/// assert_eq!(far.is_penetrating(), Some(false));
 /// assert!((hit.margin - 1.6 / 1.5).abs() < 1e-9); // touches at x = 1 + 0.5
 /// ```
 pub fn ellipsoid_superquadric<R: Real>(
@@ -539,7 +529,7 @@ pub fn ellipsoid_superquadric<R: Real>(
     ellipsoid: &Ellipsoid<R>,
     ellipsoid_pose: &Pose<R>,
     budget: &Budget<R>,
-    mode: Mode,
+    stop: Stop,
 ) -> MinkowskiOutcome<R, Vec3<R>> {
     let Some(tol) = check_budget(budget) else {
         return undetermined_at_start(Undetermined::InvalidBudget);
@@ -591,7 +581,7 @@ pub fn ellipsoid_superquadric<R: Real>(
     let mut phi = objective(&pb, &ev);
     let mut iterations = 1u32;
     let mut polish = 0u32;
-    if let Some(out) = settle(&pb, &ev, &frame, mode, iterations, &mut polish) {
+    if let Some(out) = settle(&pb, &ev, &frame, stop, iterations, &mut polish) {
         return out;
     }
     let cap = budget.max_iterations.max(1);
@@ -615,7 +605,7 @@ pub fn ellipsoid_superquadric<R: Real>(
     let mut since_restart = 0u32;
     let mut radius = R::HALF;
     loop {
-        if let Some(out) = settle(&pb, &ev, &frame, mode, iterations, &mut polish) {
+        if let Some(out) = settle(&pb, &ev, &frame, stop, iterations, &mut polish) {
             return out;
         }
         if iterations >= cap {
@@ -630,7 +620,7 @@ pub fn ellipsoid_superquadric<R: Real>(
                 let h = hit(&pb, &ev, &c, &frame, iterations, true);
                 return match c.verdict {
                     Verdict::Separated => MinkowskiOutcome::Separated(h),
-                    _ => MinkowskiOutcome::Colliding(h),
+                    _ => MinkowskiOutcome::Penetrating(h),
                 };
             }
             if restarts < MAX_RESTARTS {
@@ -873,8 +863,9 @@ fn angle2<R: Real>(pb: &Problem<R, 2>, ev: &Eval<R, 2>) -> (R, R) {
 /// Eq. 15): see [`ellipsoid_superquadric`].
 ///
 /// ```
-/// use narrowphase::minkowski::superquadric::{ellipse_superellipse, Mode};
-/// use narrowphase::minkowski::Pose2;
+/// use narrowphase::minkowski::superquadric::ellipse_superellipse;
+/// use narrowphase::query::Stop;
+/// use narrowphase::math::Pose2;
 /// use narrowphase::shape::{Ellipse, Superellipse};
 /// use narrowphase::query::Budget;
 /// use nalgebra::{Translation2, Vector2};
@@ -882,10 +873,10 @@ fn angle2<R: Real>(pb: &Problem<R, 2>, ev: &Eval<R, 2>) -> (R, R) {
 /// let s = Superellipse::new(Vector2::new(2.0_f32, 1.0), 0.4).unwrap();
 /// let e = Ellipse::new(Vector2::new(0.5, 0.25)).unwrap();
 /// let at = |y: f32| Pose2::from_parts(Translation2::new(0.0, y), Default::default());
-/// let out = ellipse_superellipse(&s, &Pose2::identity(), &e, &at(1.2), &Budget::default(), Mode::Decide);
-/// assert_eq!(out.is_colliding(), Some(true)); // touches at y = 1.25
-/// let out = ellipse_superellipse(&s, &Pose2::identity(), &e, &at(1.3), &Budget::default(), Mode::Decide);
-/// assert_eq!(out.is_colliding(), Some(false));
+/// let out = ellipse_superellipse(&s, &Pose2::identity(), &e, &at(1.2), &Budget::default(), Stop::Decided);
+/// assert_eq!(out.is_penetrating(), Some(true)); // touches at y = 1.25
+/// let out = ellipse_superellipse(&s, &Pose2::identity(), &e, &at(1.3), &Budget::default(), Stop::Decided);
+/// assert_eq!(out.is_penetrating(), Some(false));
 /// ```
 pub fn ellipse_superellipse<R: Real>(
     superellipse: &Superellipse<R>,
@@ -893,7 +884,7 @@ pub fn ellipse_superellipse<R: Real>(
     ellipse: &Ellipse<R>,
     ellipse_pose: &Pose2<R>,
     budget: &Budget<R>,
-    mode: Mode,
+    stop: Stop,
 ) -> MinkowskiOutcome<R, Vector2<R>> {
     let Some(tol) = check_budget(budget) else {
         return undetermined_at_start(Undetermined::InvalidBudget);
@@ -940,7 +931,7 @@ pub fn ellipse_superellipse<R: Real>(
     let mut iterations = 1u32;
     let mut polish = 0u32;
     let cap = budget.max_iterations.max(1);
-    if let Some(out) = settle(&pb, &ev, &frame, mode, iterations, &mut polish) {
+    if let Some(out) = settle(&pb, &ev, &frame, stop, iterations, &mut polish) {
         return out;
     }
     let mut theta = RealField::atan2(s0, c0);
@@ -991,7 +982,7 @@ pub fn ellipse_superellipse<R: Real>(
             ev = probe_ev;
             delta = d;
             slope = s;
-            if let Some(out) = settle(&pb, &ev, &frame, mode, iterations, &mut polish) {
+            if let Some(out) = settle(&pb, &ev, &frame, stop, iterations, &mut polish) {
                 return out;
             }
         }
@@ -1005,7 +996,7 @@ pub fn ellipse_superellipse<R: Real>(
     let mut slow = false;
     let mut last_side = 0i8;
     loop {
-        if let Some(out) = settle(&pb, &ev, &frame, mode, iterations, &mut polish) {
+        if let Some(out) = settle(&pb, &ev, &frame, stop, iterations, &mut polish) {
             return out;
         }
         if iterations >= cap {

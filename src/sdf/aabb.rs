@@ -3,8 +3,8 @@
 //! (Liu et al. §3), the detection points (§4.2) and the particles (Krayer et
 //! al. §4.1) start.
 
+use crate::error::ShapeError;
 use crate::math::Real;
-use crate::query::ShapeError;
 use nalgebra::SVector;
 
 /// The box `min ≤ x ≤ max` (componentwise). Bounds may be infinite (the box

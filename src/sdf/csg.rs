@@ -13,8 +13,8 @@
 //! | [`SmoothUnion`] | `smin_k(φ_A, φ_B)` ∈ `[min − k/4, min]` | defines a blended body: [`SdfAccuracy::Approximate`] |
 
 use super::{Aabb, Ball, Sdf, SdfAccuracy, SdfSample};
+use crate::error::ShapeError;
 use crate::math::{max, min, norm, Real};
-use crate::query::ShapeError;
 use nalgebra::SVector;
 
 /// The union `A ∪ B`.

@@ -34,26 +34,13 @@
 //! bounding halfspaces (Proposition 4): those of [`InitialRegion`] and, on a
 //! warm start, the supporting halfspaces found by the previous query, moved
 //! by the declared motion. Bounding balls that do not meet are a proof of
-//! separation; [`Stop::AtSign`] returns it at once.
+//! separation; [`Stop::Decided`] returns it at once.
 
 use super::region::{lens, Cut, SearchEllipsoid};
-use super::{project, Ball, Sdf, SdfAccuracy, SdfHint, SdfSample};
+use super::{project, Ball, Sdf, SdfAccuracy, SdfSample, SdfWarmStart};
 use crate::math::{is_nan, max, min, norm, normalize, Real};
-use crate::query::{Bounds, Budget, Undetermined};
+use crate::query::{Bounds, Budget, Stop, Undetermined};
 use nalgebra::SVector;
-
-/// When the method may stop.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum Stop {
-    /// As soon as the sign of `φ*` is certain (`f⁺ ≤ 0`: colliding; apart:
-    /// `A ∩ B` proven empty), or the gap is within tolerance: a collision
-    /// query. It cuts at level 0 rather than `f⁺` (the feasibility form,
-    /// deeper cuts), so a `Separated` answer's lower bound may be just 0.
-    AtSign,
-    /// When `f⁺ − f⁻` is within tolerance: distance or penetration.
-    Converged,
-}
 
 /// Options of the ellipsoid method: budget and stopping rule.
 ///
@@ -80,7 +67,7 @@ impl<R: Real> EllipsoidMethod<R> {
     }
     /// Collision detection: stop at the first certain sign.
     pub fn collision() -> Self {
-        Self { budget: Self::default_budget(), stop: Stop::AtSign }
+        Self { budget: Self::default_budget(), stop: Stop::Decided }
     }
     /// Distance (apart) or inscribed-ball depth (overlapping) to tolerance.
     pub fn distance() -> Self {
@@ -174,6 +161,7 @@ impl<R: Real + defmt::Format, const D: usize> defmt::Format for SdfContact<R, D>
 
 /// What the ellipsoid method found.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[must_use = "an outcome may be Undetermined; match it"]
 pub enum EllipsoidMethodOutcome<R: Real, const D: usize> {
     /// Apart (`f⁻ > 0`), or touching within tolerance with `f⁺ > 0`
     /// (`bounds.lower ≤ 0` then).
@@ -194,7 +182,7 @@ pub enum EllipsoidMethodOutcome<R: Real, const D: usize> {
 
 impl<R: Real, const D: usize> EllipsoidMethodOutcome<R, D> {
     /// `Some(true)` overlapping, `Some(false)` apart, `None` undetermined.
-    pub fn is_colliding(&self) -> Option<bool> {
+    pub fn is_penetrating(&self) -> Option<bool> {
         match self {
             Self::Separated(_) => Some(false),
             Self::Penetrating(_) => Some(true),
@@ -256,9 +244,9 @@ pub struct EllipsoidWarmStart<R: Real, const D: usize> {
     lower: R,
     motion: R,
     /// Algorithm 4's face hint for A (and the same for any hinted SDF).
-    pub hint_a: SdfHint,
+    pub hint_a: SdfWarmStart,
     /// The hint for B.
-    pub hint_b: SdfHint,
+    pub hint_b: SdfWarmStart,
     /// Iterations of the last query.
     pub iterations: u32,
 }
@@ -287,8 +275,8 @@ impl<R: Real, const D: usize> Default for EllipsoidWarmStart<R, D> {
             b: zero,
             lower: -R::INFINITY,
             motion: R::ZERO,
-            hint_a: SdfHint(0),
-            hint_b: SdfHint(0),
+            hint_a: SdfWarmStart(0),
+            hint_b: SdfWarmStart(0),
             iterations: 0,
         }
     }
@@ -391,9 +379,11 @@ impl<R: Real> EllipsoidMethod<R> {
     /// updated. See the module docs.
     ///
     /// ```
-    /// use narrowphase::sdf::{EllipsoidMethod, EllipsoidWarmStart, Sdf, Transformed};
+    /// use narrowphase::sdf::{Sdf, Transformed};
+    /// use narrowphase::sdf::ellipsoid_method::{EllipsoidMethod, EllipsoidWarmStart};
     /// use narrowphase::sdf::ellipsoid_method::EllipsoidMethodOutcome;
-    /// use narrowphase::shape::{Cuboid, Placed, Pose, Sphere};
+    /// use narrowphase::shape::{Cuboid, Placed, Sphere};
+    /// use narrowphase::math::Pose;
     /// use nalgebra::{Translation3, Vector3};
     ///
     /// let a = Placed::new(Cuboid::new(Vector3::new(1.0_f64, 1.0, 1.0)).unwrap(), Pose::identity());
@@ -594,19 +584,19 @@ impl<R: Real> EllipsoidMethod<R> {
         if is_nan(run.upper) || is_nan(run.lower) {
             return undetermined(Undetermined::NonFinite, -R::INFINITY, R::INFINITY, 0);
         }
-        let finish = |run: &Run<R, D>, warm: &mut EllipsoidWarmStart<R, D>, hints: (SdfHint, SdfHint)| {
+        let finish = |run: &Run<R, D>, warm: &mut EllipsoidWarmStart<R, D>, hints: (SdfWarmStart, SdfWarmStart)| {
             self.answer(run, warm, hints, exact)
         };
 
         // Collision query decided already?
-        if self.stop == Stop::AtSign && (run.upper <= R::ZERO || run.lower > R::ZERO) {
+        if self.stop == Stop::Decided && (run.upper <= R::ZERO || run.lower > R::ZERO) {
             return finish(&run, warm, (hint_a, hint_b));
         }
 
         // Starting ellipsoid: Proposition 3 (balls grown by f⁺), then
         // Proposition 4 (halfspaces widened by f⁺). A collision query only
         // needs to keep A ∩ B (see the loop below): no growth at all.
-        let feasibility = self.stop == Stop::AtSign;
+        let feasibility = self.stop == Stop::Decided;
         let margin = |upper: R| if feasibility { R::ZERO } else { upper };
         let grow = |r: R, upper: R| if r.finite() { r + margin(upper) } else { r };
         let Some(mut e) = lens(&ball_a.center, grow(ra, run.upper), &ball_b.center, grow(rb, run.upper)) else {
@@ -715,7 +705,7 @@ impl<R: Real> EllipsoidMethod<R> {
         &self,
         run: &Run<R, D>,
         warm: &mut EllipsoidWarmStart<R, D>,
-        hints: (SdfHint, SdfHint),
+        hints: (SdfWarmStart, SdfWarmStart),
         exact: bool,
     ) -> EllipsoidMethodOutcome<R, D> {
         let (sa, sb) = (&run.best_a, &run.best_b);

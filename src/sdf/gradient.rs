@@ -7,7 +7,7 @@
 //! inside A takes the step `x − s∇φ_B(x)`; when that leaves A it is
 //! projected back onto A by the SDF projection `x − φ_A(x)∇φ_A(x)` (Eq. 8).
 //! - [`intersection_test`] (Algorithm 2) stops as soon as the iterate is
-//!   inside both bodies ([`IntersectionOutcome::Found`]); the point is a
+//!   inside both bodies ([`IntersectionOutcome::Penetrating`]); the point is a
 //!   proof of overlap for SDFs whose sign is right.
 //! - [`contact`] (Algorithm 3) runs the minimisation to its end twice:
 //!   `p_a = argmin_{x∈A} φ_B(x)`, the deepest point of A inside B, and
@@ -113,10 +113,10 @@
 //! [`Undetermined::NonFinite`].
 //!
 //! # What the answers mean
-//! - `Found` (and `hits > 0` in a [`GradientReport`]) proves overlap when
+//! - `Penetrating` (and `hits > 0` in a [`GradientReport`]) proves overlap when
 //!   both SDFs have the right sign (every [`SdfAccuracy`](super::SdfAccuracy)
 //!   but `LooseLowerBound`): the point is inside both.
-//! - `NotFound` means only that the descent from *this* detection point
+//! - `LocalMinimum` means only that the descent from *this* detection point
 //!   stopped at a local minimum of `φ_B` over A outside B. For two convex
 //!   bodies with exact SDFs the problem is convex and that minimum is the
 //!   distance (up to the tolerance), so a miss means "apart or touching
@@ -130,9 +130,10 @@
 //!   1-Lipschitz), and equal to it where the deepest points are opposite
 //!   each other (a ball on a face).
 
-use super::{Aabb, Sdf, SdfHint, SdfSample};
+use super::{Aabb, Sdf, SdfSample, SdfWarmStart};
+use crate::error::GradientError;
 use crate::math::{finite_vec, max, min, norm, normalize, Real};
-use crate::query::{Budget, ShapeError, Undetermined};
+use crate::query::{Budget, Undetermined};
 use nalgebra::SVector;
 
 /// Projections (Eq. 8) tried per step before the step is rejected: one is
@@ -231,43 +232,13 @@ impl<R: Real> GradientParams<R> {
     }
 }
 
-/// A typed error of the gradient methods' set-up (never of a query's
-/// numbers: those give `Undetermined`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum GradientError {
-    /// [`GradientParams::check`] failed: a step, tolerance or merge radius
-    /// that is NaN, infinite, or not positive.
-    InvalidParams,
-    /// A box with a NaN or inverted bound.
-    InvalidBox(ShapeError),
-    /// A box (or both bodies) without a finite extent: no scale, no lattice.
-    Unbounded,
-    /// Zero detection points per axis were asked for.
-    ZeroPoints,
-    /// The caller's buffer holds `capacity` points, `needed` are required
-    /// (`usize::MAX` when the count overflows). Nothing is written partially
-    /// on purpose: a lattice with missing cells would silently leave regions
-    /// unsearched.
-    Capacity {
-        /// Points required.
-        needed: usize,
-        /// Points the buffer holds.
-        capacity: usize,
-    },
-    /// More grid samples than [`MAX_PROTRUSION_SAMPLES`] were asked for.
-    TooManySamples {
-        /// Samples requested (`usize::MAX` when the count overflows).
-        requested: usize,
-    },
-}
-
 /// The answer of the intersection test (Algorithm 2) from one detection point.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[must_use = "an outcome may be Undetermined; match it"]
 pub enum IntersectionOutcome<R: Real, const D: usize> {
     /// `point` is inside both bodies (`φ_A < 0` and `φ_B < 0` evaluated
     /// there): the bodies overlap.
-    Found {
+    Penetrating {
         /// A point inside both bodies.
         point: SVector<R, D>,
         /// Gradient steps taken (a start already inside both takes 0).
@@ -279,7 +250,7 @@ pub enum IntersectionOutcome<R: Real, const D: usize> {
     /// points may hit (non-convex bodies), and overlaps shallower than the
     /// tolerance are not searched. For convex bodies with exact SDFs
     /// `phi_b` approximates their distance.
-    NotFound {
+    LocalMinimum {
         /// The point of A (within the tolerance) where the descent stopped.
         closest: SVector<R, D>,
         /// `φ_B(closest)`.
@@ -302,15 +273,15 @@ impl<R: Real, const D: usize> IntersectionOutcome<R, D> {
     /// The point inside both bodies, if found.
     pub fn found(&self) -> Option<&SVector<R, D>> {
         match self {
-            Self::Found { point, .. } => Some(point),
+            Self::Penetrating { point, .. } => Some(point),
             _ => None,
         }
     }
     /// Gradient steps taken.
     pub fn iterations(&self) -> u32 {
         match *self {
-            Self::Found { iterations, .. }
-            | Self::NotFound { iterations, .. }
+            Self::Penetrating { iterations, .. }
+            | Self::LocalMinimum { iterations, .. }
             | Self::Undetermined { iterations, .. } => iterations,
         }
     }
@@ -320,12 +291,12 @@ impl<R: Real, const D: usize> IntersectionOutcome<R, D> {
 impl<R: Real + defmt::Format, const D: usize> defmt::Format for IntersectionOutcome<R, D> {
     fn format(&self, f: defmt::Formatter) {
         match self {
-            Self::Found { point, iterations } => {
-                defmt::write!(f, "Found {{ point: {}, iterations: {} }}", point.as_slice(), iterations)
+            Self::Penetrating { point, iterations } => {
+                defmt::write!(f, "Penetrating {{ point: {}, iterations: {} }}", point.as_slice(), iterations)
             }
-            Self::NotFound { closest, phi_b, iterations } => defmt::write!(
+            Self::LocalMinimum { closest, phi_b, iterations } => defmt::write!(
                 f,
-                "NotFound {{ closest: {}, phi_b: {}, iterations: {} }}",
+                "LocalMinimum {{ closest: {}, phi_b: {}, iterations: {} }}",
                 closest.as_slice(),
                 phi_b,
                 iterations
@@ -383,13 +354,14 @@ impl<R: Real + defmt::Format, const D: usize> defmt::Format for GradientContact<
 
 /// The answer of contact generation (Algorithm 3) from one starting point.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[must_use = "an outcome may be Undetermined; match it"]
 pub enum ContactOutcome<R: Real, const D: usize> {
     /// Both descents converged and found penetration (`converged` is true).
-    Contact(GradientContact<R, D>),
+    Penetrating(GradientContact<R, D>),
     /// Both descents converged without penetration: the start was not
     /// inside both bodies and the local minima `φ_B(p_a)`, `φ_A(p_b)` are
     /// not negative. Not a proof of separation (local minima).
-    NotPenetrating {
+    LocalMinimum {
         /// Where the descent over A stopped.
         p_a: SVector<R, D>,
         /// Where the descent over B stopped.
@@ -418,7 +390,7 @@ impl<R: Real, const D: usize> ContactOutcome<R, D> {
     /// The converged contact, if any.
     pub fn contact(&self) -> Option<&GradientContact<R, D>> {
         match self {
-            Self::Contact(c) => Some(c),
+            Self::Penetrating(c) => Some(c),
             _ => None,
         }
     }
@@ -428,10 +400,10 @@ impl<R: Real, const D: usize> ContactOutcome<R, D> {
 impl<R: Real + defmt::Format, const D: usize> defmt::Format for ContactOutcome<R, D> {
     fn format(&self, f: defmt::Formatter) {
         match self {
-            Self::Contact(c) => defmt::write!(f, "Contact({})", c),
-            Self::NotPenetrating { phi_b_at_p_a, phi_a_at_p_b, iterations, .. } => defmt::write!(
+            Self::Penetrating(c) => defmt::write!(f, "Penetrating({})", c),
+            Self::LocalMinimum { phi_b_at_p_a, phi_a_at_p_b, iterations, .. } => defmt::write!(
                 f,
-                "NotPenetrating {{ phi_b_at_p_a: {}, phi_a_at_p_b: {}, iterations: {} }}",
+                "LocalMinimum {{ phi_b_at_p_a: {}, phi_a_at_p_b: {}, iterations: {} }}",
                 phi_b_at_p_a,
                 phi_a_at_p_b,
                 iterations
@@ -597,7 +569,7 @@ fn project_into<R: Real, const D: usize, C: Sdf<R, D> + ?Sized>(
     x: SVector<R, D>,
     level: R,
     tol: R,
-    hint: &mut SdfHint,
+    hint: &mut SdfWarmStart,
 ) -> Result<Option<(SVector<R, D>, SdfSample<R, D>)>, ()> {
     let mut x = x;
     // A point above the level is always projected at least once, onto the
@@ -643,7 +615,7 @@ where
     O: Sdf<R, D> + ?Sized,
     C: Sdf<R, D> + ?Sized,
 {
-    let (mut hint_o, mut hint_c) = (SdfHint(0), SdfHint(0));
+    let (mut hint_o, mut hint_c) = (SdfWarmStart(0), SdfWarmStart(0));
     let mut out = Descent {
         x: *x0,
         obj: obj.eval_hinted(x0, &mut hint_o),
@@ -834,7 +806,7 @@ fn central_gradient<R: Real, const D: usize, S: Sdf<R, D> + ?Sized>(sdf: &S, p: 
 /// Algorithm 2 from the detection point `x0`: moves it into A (Eq. 8), then
 /// down `φ_B` inside A (Eq. 9) until it is inside both bodies, or no step
 /// lowers `φ_B` any more, or the cap. See [`IntersectionOutcome`]; a zero
-/// iteration cap still answers `Found` for a start inside both.
+/// iteration cap still answers `Penetrating` for a start inside both.
 ///
 /// ```
 /// use narrowphase::sdf::gradient::{intersection_test, GradientParams, IntersectionOutcome};
@@ -849,7 +821,7 @@ fn central_gradient<R: Real, const D: usize, S: Sdf<R, D> + ?Sized>(sdf: &S, p: 
 /// let far = ball(2.5);
 /// let out = intersection_test(&a, &far, &Vector3::new(1.0, 0.5, 0.0), &GradientParams::default());
 /// match out {
-///     IntersectionOutcome::NotFound { phi_b, .. } => assert!((phi_b - 0.5).abs() < 1e-3), // the gap
+///     IntersectionOutcome::LocalMinimum { phi_b, .. } => assert!((phi_b - 0.5).abs() < 1e-3), // the gap
 ///     other => panic!("{other:?}"),
 /// }
 /// ```
@@ -883,8 +855,8 @@ where
     let d = descend(b, a, x0, -f.tol, f, params.budget.max_iterations, true);
     let iterations = d.iterations;
     match d.end {
-        End::Inside => IntersectionOutcome::Found { point: d.x, iterations },
-        End::Stationary => IntersectionOutcome::NotFound { closest: d.x, phi_b: d.obj.value, iterations },
+        End::Inside => IntersectionOutcome::Penetrating { point: d.x, iterations },
+        End::Stationary => IntersectionOutcome::LocalMinimum { closest: d.x, phi_b: d.obj.value, iterations },
         End::Cap => IntersectionOutcome::Undetermined { reason: Undetermined::IterationCap, iterations },
         End::NonFinite => IntersectionOutcome::Undetermined { reason: Undetermined::NonFinite, iterations },
         End::Infeasible => IntersectionOutcome::Undetermined { reason: Undetermined::Degenerate, iterations },
@@ -991,7 +963,7 @@ where
     let (depth_a, depth_b) = (-da.obj.value, -db.obj.value);
     if !(depth_a > R::ZERO && depth_b > R::ZERO) {
         if converged {
-            return ContactOutcome::NotPenetrating {
+            return ContactOutcome::LocalMinimum {
                 p_a: da.x,
                 p_b: db.x,
                 phi_b_at_p_a: da.obj.value,
@@ -1020,7 +992,7 @@ where
         converged,
     };
     if converged {
-        ContactOutcome::Contact(c)
+        ContactOutcome::Penetrating(c)
     } else {
         ContactOutcome::Undetermined { reason: Undetermined::IterationCap, best: Some(c), iterations }
     }
@@ -1093,7 +1065,7 @@ where
         let f = frame_at(s, params, x0);
         let hit = intersection_in(a, b, x0, params, &f);
         report.iterations = report.iterations.saturating_add(hit.iterations());
-        let IntersectionOutcome::Found { point, .. } = hit else {
+        let IntersectionOutcome::Penetrating { point, .. } = hit else {
             if let IntersectionOutcome::Undetermined { .. } = hit {
                 report.undetermined = count(report.undetermined);
             }
@@ -1111,13 +1083,13 @@ where
             }
         }
         let c = match contact_in(a, b, &point, params, &frame_at(s, params, &point)) {
-            ContactOutcome::Contact(c) => c,
+            ContactOutcome::Penetrating(c) => c,
             ContactOutcome::Undetermined { best: Some(c), .. } => {
                 report.unconverged = count(report.unconverged);
                 c
             }
-            ContactOutcome::Undetermined { iterations, .. } | ContactOutcome::NotPenetrating { iterations, .. } => {
-                // NotPenetrating cannot follow a hit for SDFs of the right
+            ContactOutcome::Undetermined { iterations, .. } | ContactOutcome::LocalMinimum { iterations, .. } => {
+                // LocalMinimum cannot follow a hit for SDFs of the right
                 // sign (monotone descent from a point inside both).
                 report.iterations = report.iterations.saturating_add(iterations);
                 report.undetermined = count(report.undetermined);

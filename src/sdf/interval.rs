@@ -16,8 +16,8 @@
 //! subnormal of zero may lose its last step (the error is below 1.2e-38 for
 //! `f32`); the Cortex-M FPUs keep subnormals by default.
 
+use crate::error::ShapeError;
 use crate::math::{is_nan, Real};
-use crate::query::ShapeError;
 use core::ops::{Add, Mul, Neg, Sub};
 
 /// A closed interval `[lo, hi]` of reals.

@@ -5,10 +5,12 @@
 //!
 //! - [`Sdf`]: a value and a (sub)gradient at a point, in any small dimension
 //!   `D`, exact or a lower bound with the right sign ([`SdfAccuracy`]);
-//! - [`shapes`]: the SDFs of the primitives (exact: ball, box, rounded
-//!   bodies, capsule, capped cylinder, capped cone, halfspace; bounds:
-//!   ellipsoid, convex polytope by the paper's Algorithm 4), placement by an
-//!   isometry and a uniform scale;
+//! - the SDFs of the primitives, as [`Sdf`] on the [`shape`](crate::shape)
+//!   types and on [`BoxN`], [`CappedCone`], [`Halfspace`] (exact: ball, box,
+//!   rounded bodies, capsule, capped cylinder, capped cone, halfspace;
+//!   bounds: ellipsoid, superquadric, convex polytope by the paper's
+//!   Algorithm 4), placement by an isometry and a uniform scale
+//!   ([`Transformed`]);
 //! - [`ellipsoid_method`]: the paper's Algorithms 1–3, Propositions 1–5 and
 //!   Corollary 1 — collision, distance, inscribed-ball penetration, warm start.
 //!
@@ -19,27 +21,21 @@
 //! `p(x)` elsewhere, or a convex combination; its length is at most 1.
 
 mod aabb;
-pub mod csg;
+mod csg;
 pub mod ellipsoid_method;
 pub mod gradient;
 pub mod grid;
 pub mod interval;
-pub mod interval_sdf;
+mod interval_sdf;
 pub mod octree;
 pub mod particles;
 mod polytope_sdf;
 mod region;
-pub mod shapes;
+mod shapes;
 mod torus;
 
 pub use aabb::Aabb;
 pub use csg::{Difference, Intersection, SmoothUnion, Union};
-pub use ellipsoid_method::{
-    EllipsoidMethod, EllipsoidMethodOutcome, EllipsoidWarmStart, InitialRegion, SdfContact, Stop,
-};
-#[cfg(feature = "f16")]
-pub use grid::F16;
-pub use grid::{fill_first_order, fill_zeroth, FirstOrderGrid, Grid, GridError, GridLayout, GridValue};
 pub use interval_sdf::IntervalSdf;
 pub use polytope_sdf::TIE_TOLERANCE_EPS;
 pub use shapes::{BoxN, CappedCone, Halfspace, Transformed};
@@ -78,7 +74,7 @@ pub enum SdfAccuracy {
 /// closed form ignore it. Starting value 0.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct SdfHint(pub u32);
+pub struct SdfWarmStart(pub u32);
 
 /// The value and a (sub)gradient of an SDF at one point.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -138,7 +134,7 @@ pub trait Sdf<R: Real, const D: usize> {
     /// As [`eval`](Self::eval), warm-started from (and updating) a
     /// caller-owned hint; only shapes evaluated by local search use it.
     #[inline]
-    fn eval_hinted(&self, x: &SVector<R, D>, hint: &mut SdfHint) -> SdfSample<R, D> {
+    fn eval_hinted(&self, x: &SVector<R, D>, hint: &mut SdfWarmStart) -> SdfSample<R, D> {
         let _ = hint;
         self.eval(x)
     }
@@ -170,7 +166,7 @@ impl<R: Real, const D: usize, T: Sdf<R, D> + ?Sized> Sdf<R, D> for &T {
         (**self).eval(x)
     }
     #[inline]
-    fn eval_hinted(&self, x: &SVector<R, D>, hint: &mut SdfHint) -> SdfSample<R, D> {
+    fn eval_hinted(&self, x: &SVector<R, D>, hint: &mut SdfWarmStart) -> SdfSample<R, D> {
         (**self).eval_hinted(x, hint)
     }
     fn accuracy(&self) -> SdfAccuracy {

@@ -8,13 +8,13 @@
 //! - both upper bounds below zero: every point of the cell is inside both
 //!   bodies — a proof of intersection; the cell is kept;
 //! - otherwise the cell is split into `2^D` children, until the depth limit,
-//!   where it is kept as *undecided*.
+//!   where it is kept as *unresolved*.
 //!
-//! The answer is three-valued: [`OctreeVerdict::Intersecting`] (a cell
+//! The answer is three-valued: [`OctreeVerdict::Penetrating`] (a cell
 //! proved inside both), [`OctreeVerdict::Separated`] (every cell proved
 //! outside one body; this needs the bounding boxes to contain the bodies, as
 //! [`Sdf::bounding_box`](super::Sdf::bounding_box) promises), or
-//! [`OctreeVerdict::Undecided`] — touching bodies, features below the depth
+//! [`OctreeVerdict::Undetermined`] — touching bodies, features below the depth
 //! limit's cell size, an exhausted budget or stack, NaN. The kept cells'
 //! centres are the detection points of the gradient methods
 //! ([`super::gradient`], Liu et al. §4.2).
@@ -38,8 +38,9 @@
 
 use super::interval::{box_intervals, Interval};
 use super::{Aabb, IntervalSdf};
+use crate::error::OctreeError;
 use crate::math::Real;
-use crate::query::Undetermined;
+use crate::query::{Stop, Undetermined};
 
 /// Deepest octree accepted (`2^-24` of the region per axis: below the
 /// resolution of `f32` coordinates).
@@ -81,7 +82,7 @@ pub enum CellClass {
     /// Every point of the cell is inside both bodies.
     InsideBoth,
     /// Neither proved inside both nor outside one at the depth limit.
-    Undecided,
+    Unresolved,
 }
 
 /// A kept cell and its class.
@@ -90,25 +91,14 @@ pub enum CellClass {
 pub struct KeptCell<R: Real, const D: usize> {
     /// The cell.
     pub cell: Cell<R, D>,
-    /// Inside both, or undecided.
+    /// Inside both, or unresolved.
     pub class: CellClass,
 }
 
 impl<R: Real, const D: usize> Default for KeptCell<R, D> {
     fn default() -> Self {
-        Self { cell: Cell::default(), class: CellClass::Undecided }
+        Self { cell: Cell::default(), class: CellClass::Unresolved }
     }
-}
-
-/// Stop at the first proof of intersection, or map the whole region.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum OctreeMode {
-    /// Return at the first cell inside both (a collision test).
-    Decide,
-    /// Visit the whole region: every inside and undecided cell is kept
-    /// (the intersection region and the detection points).
-    Collect,
 }
 
 /// Parameters of [`intersect`].
@@ -119,32 +109,36 @@ pub struct OctreeParams {
     pub max_depth: u8,
     /// Budget of cells evaluated (each costs two interval evaluations).
     pub max_cells: u32,
-    /// [`OctreeMode::Decide`] or [`OctreeMode::Collect`].
-    pub mode: OctreeMode,
+    /// [`Stop::Decided`] or [`Stop::Converged`].
+    pub stop: Stop,
 }
 
 impl Default for OctreeParams {
     /// Depth 6 (cells 1/64 of the region per axis), 20 000 cells,
-    /// [`OctreeMode::Collect`].
+    /// [`Stop::Converged`].
     fn default() -> Self {
-        Self { max_depth: 6, max_cells: 20_000, mode: OctreeMode::Collect }
+        Self { max_depth: 6, max_cells: 20_000, stop: Stop::Converged }
     }
 }
 
 /// The three-valued answer of the octree.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[must_use = "an outcome may be Undetermined; match it"]
 pub enum OctreeVerdict {
     /// A cell lies inside both bodies: they intersect (a proof).
-    Intersecting,
+    Penetrating,
     /// Every cell lies outside one of the bodies: they do not intersect
     /// (a proof, given bounding boxes that contain the bodies).
     Separated,
-    /// Neither could be shown. `Degenerate`: undecided cells at the depth
+    /// Neither could be shown. `Degenerate`: unresolved cells at the depth
     /// limit (touching or tiny overlaps); `IterationCap`: the cell budget
     /// ran out; `OutOfCapacity`: the stack was too small; `NonFinite`: an
     /// interval had a NaN bound.
-    Undecided(Undetermined),
+    Undetermined {
+        /// Why.
+        reason: Undetermined,
+    },
 }
 
 /// What [`intersect`] did.
@@ -159,15 +153,15 @@ pub struct OctreeReport {
     pub inside: u32,
     /// Cells proved outside a body (dropped).
     pub outside: u32,
-    /// Cells left undecided at the depth limit (kept).
-    pub undecided: u32,
+    /// Cells left unresolved at the depth limit (kept).
+    pub unresolved: u32,
     /// Kept cells written to the output (the first ones found).
     pub stored: u32,
     /// Kept cells that did not fit in the output.
     pub overflow: u32,
     /// Cells never evaluated: no room on the stack, or the budget ran out.
     pub dropped: u32,
-    /// Cells with a NaN interval bound (kept as undecided).
+    /// Cells with a NaN interval bound (kept as unresolved).
     pub nonfinite: u32,
 }
 
@@ -179,23 +173,12 @@ impl OctreeReport {
         visited: 0,
         inside: 0,
         outside: 0,
-        undecided: 0,
+        unresolved: 0,
         stored: 0,
         overflow: 0,
         dropped: 0,
         nonfinite: 0,
     };
-}
-
-/// Why [`intersect`] could not start.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum OctreeError {
-    /// The region has a NaN or infinite bound, or is inverted (two
-    /// unbounded bodies, or an invalid bounding box).
-    BadRegion,
-    /// `max_depth > MAX_DEPTH`, an empty stack, or `D` outside `1..=16`.
-    BadParams,
 }
 
 /// The region where two bodies can meet: the intersection of their
@@ -228,7 +211,7 @@ pub fn region<R: Real, const D: usize, A: IntervalSdf<R, D>, B: IntervalSdf<R, D
 /// assert_eq!(apart.verdict, OctreeVerdict::Separated);
 ///
 /// let hit = octree::intersect(&ring, &ball(2.5), &params, &mut stack, &mut out).unwrap();
-/// assert_eq!(hit.verdict, OctreeVerdict::Intersecting);
+/// assert_eq!(hit.verdict, OctreeVerdict::Penetrating);
 /// assert!(out[..hit.stored as usize].iter().any(|c| c.class == CellClass::InsideBoth));
 /// ```
 pub fn intersect<R: Real, const D: usize, A: IntervalSdf<R, D>, B: IntervalSdf<R, D>>(
@@ -297,7 +280,7 @@ pub fn intersect_in<R: Real, const D: usize, A: IntervalSdf<R, D>, B: IntervalSd
         if da.hi() < R::ZERO && db.hi() < R::ZERO {
             rep.inside += 1;
             keep(&mut rep, cell, CellClass::InsideBoth);
-            if params.mode == OctreeMode::Decide {
+            if params.stop == Stop::Decided {
                 rep.dropped += top as u32;
                 break;
             }
@@ -314,9 +297,9 @@ pub fn intersect_in<R: Real, const D: usize, A: IntervalSdf<R, D>, B: IntervalSd
             }
         }
         if nan || cell.depth >= params.max_depth || split_axes == 0 {
-            rep.undecided += 1;
+            rep.unresolved += 1;
             rep.nonfinite += nan as u32;
-            keep(&mut rep, cell, CellClass::Undecided);
+            keep(&mut rep, cell, CellClass::Unresolved);
             continue;
         }
         for k in 0..children {
@@ -345,15 +328,15 @@ pub fn intersect_in<R: Real, const D: usize, A: IntervalSdf<R, D>, B: IntervalSd
         }
     }
     rep.verdict = if rep.inside > 0 {
-        OctreeVerdict::Intersecting
+        OctreeVerdict::Penetrating
     } else if rep.nonfinite > 0 {
-        OctreeVerdict::Undecided(Undetermined::NonFinite)
+        OctreeVerdict::Undetermined { reason: Undetermined::NonFinite }
     } else if rep.visited >= params.max_cells && rep.dropped > 0 {
-        OctreeVerdict::Undecided(Undetermined::IterationCap)
+        OctreeVerdict::Undetermined { reason: Undetermined::IterationCap }
     } else if rep.dropped > 0 {
-        OctreeVerdict::Undecided(Undetermined::OutOfCapacity)
-    } else if rep.undecided > 0 {
-        OctreeVerdict::Undecided(Undetermined::Degenerate)
+        OctreeVerdict::Undetermined { reason: Undetermined::OutOfCapacity }
+    } else if rep.unresolved > 0 {
+        OctreeVerdict::Undetermined { reason: Undetermined::Degenerate }
     } else {
         OctreeVerdict::Separated
     };

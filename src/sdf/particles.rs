@@ -25,29 +25,13 @@
 //! independently per particle (the `gpu` feature mirrors it in WGSL).
 
 use super::{Aabb, Sdf};
+use crate::error::ParticleError;
 use crate::math::{is_nan, max, min, norm, Real};
 use nalgebra::SVector;
 
 /// Largest particle count of one pair (`2^24`: one dispatch of 65 535
 /// workgroups of 256 on a GPU, and an index exact in `f32`).
 pub const MAX_PARTICLES: u32 = 1 << 24;
-
-/// Why a particle query could not start.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum ParticleError {
-    /// Base resolution `N = 0`, or a dimension `D = 0`.
-    ZeroResolution,
-    /// An extent or a region bound that is NaN, infinite or negative
-    /// (inverted box, unbounded bodies on both sides).
-    BadRegion,
-    /// `Nⁿ` (or the rounded resolution's product) exceeds [`MAX_PARTICLES`].
-    TooManyParticles,
-    /// A step cap of 0, an `epsilon` that is NaN, infinite or negative, or
-    /// a `thinning` cell that is not finite and positive (0 included: a
-    /// cell of size 0 would put every contact in a cell of its own).
-    BadParams,
-}
 
 /// The per-axis sample resolution of a box with sides `extent` for about
 /// `Nⁿ` particles (the paper's Algorithm 1, any dimension `n = D`), in the

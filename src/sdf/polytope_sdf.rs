@@ -15,11 +15,11 @@
 //! graph that is not global, so steepest ascent from any face ends at the
 //! right one. Strict ascent never revisits a face, so no visited set is
 //! needed and the face count caps the walk; ties (coplanar faces, which are
-//! one polar vertex seen as several) fall back to a scan of all faces. The caller's [`SdfHint`] keeps
+//! one polar vertex seen as several) fall back to a scan of all faces. The caller's [`SdfWarmStart`] keeps
 //! the face found last (the paper's `a₀`): after a small motion the walk is a
 //! step or two.
 
-use super::{Ball, Sdf, SdfAccuracy, SdfHint, SdfSample};
+use super::{Ball, Sdf, SdfAccuracy, SdfSample, SdfWarmStart};
 use crate::math::{Real, Vec3};
 use crate::shape::{Bounded, Plane, Polytope, SupportMap};
 
@@ -148,11 +148,11 @@ impl<R: Real> Sdf<R, 3> for Polytope<'_, R> {
     /// warm-start it).
     #[inline]
     fn eval(&self, x: &Vec3<R>) -> SdfSample<R, 3> {
-        self.eval_hinted(x, &mut SdfHint(0))
+        self.eval_hinted(x, &mut SdfWarmStart(0))
     }
     /// Algorithm 4 from the hinted face; the hint becomes the face found.
     #[inline]
-    fn eval_hinted(&self, x: &Vec3<R>, hint: &mut SdfHint) -> SdfSample<R, 3> {
+    fn eval_hinted(&self, x: &Vec3<R>, hint: &mut SdfWarmStart) -> SdfSample<R, 3> {
         let face = self.sdf_face_climb(x, hint.0 as usize);
         hint.0 = face as u32;
         let face = self.sdf_face_refine(x, face);

@@ -14,10 +14,13 @@
 //! | [`Transformed`] (rotation, translation, uniform scale) | any | as the shape |
 //! | [`Placed`] (3D pose) | 3 | as the shape |
 
-use super::{Aabb, Ball, Sdf, SdfAccuracy, SdfHint, SdfSample};
-use crate::math::{is_nan, max, norm, normalize, Real, Vec3};
-use crate::query::ShapeError;
-use crate::shape::{check_sizes, Capsule, Cone, Cuboid, Cylinder, Ellipsoid, MinkowskiSum, Placed, Sphere};
+use super::{Aabb, Ball, Sdf, SdfAccuracy, SdfSample, SdfWarmStart};
+use crate::error::ShapeError;
+use crate::math::{finite_vec, is_nan, max, norm, normalize, Real, Vec3};
+use crate::shape::{
+    check_sizes, Bounded, Capsule, Cone, Cuboid, Cylinder, Ellipsoid, MinkowskiSum, Placed, Sphere, Superellipse,
+    Superquadric,
+};
 use nalgebra::{SMatrix, SVector, Vector2};
 
 #[inline(always)]
@@ -167,10 +170,10 @@ impl<R: Real, S: Sdf<R, 3>> Sdf<R, 3> for MinkowskiSum<S, Sphere<R>> {
     /// function is `h_S + r`, so its depth and its distance both move by `r`).
     #[inline]
     fn eval(&self, x: &Vec3<R>) -> SdfSample<R, 3> {
-        self.eval_hinted(x, &mut SdfHint(0))
+        self.eval_hinted(x, &mut SdfWarmStart(0))
     }
     #[inline]
-    fn eval_hinted(&self, x: &Vec3<R>, hint: &mut SdfHint) -> SdfSample<R, 3> {
+    fn eval_hinted(&self, x: &Vec3<R>, hint: &mut SdfWarmStart) -> SdfSample<R, 3> {
         let s = self.a.eval_hinted(x, hint);
         sample(s.value - self.b.radius(), s.gradient)
     }
@@ -514,10 +517,10 @@ impl<R: Real, S: Sdf<R, 3>> Sdf<R, 3> for Placed<S, R> {
     /// `φ(x) = φ_S(Rᵀ(x − t))`, gradient rotated back.
     #[inline]
     fn eval(&self, x: &Vec3<R>) -> SdfSample<R, 3> {
-        self.eval_hinted(x, &mut SdfHint(0))
+        self.eval_hinted(x, &mut SdfWarmStart(0))
     }
     #[inline]
-    fn eval_hinted(&self, x: &Vec3<R>, hint: &mut SdfHint) -> SdfSample<R, 3> {
+    fn eval_hinted(&self, x: &Vec3<R>, hint: &mut SdfWarmStart) -> SdfSample<R, 3> {
         let local = self.pose().rotation.inverse_transform_vector(&(x - self.pose().translation.vector));
         let s = self.shape.eval_hinted(&local, hint);
         sample(s.value, self.pose().rotation * s.gradient)
@@ -656,10 +659,10 @@ impl<S, R: Real, const D: usize> Transformed<S, R, D> {
 impl<R: Real, const D: usize, S: Sdf<R, D>> Sdf<R, D> for Transformed<S, R, D> {
     #[inline]
     fn eval(&self, x: &SVector<R, D>) -> SdfSample<R, D> {
-        self.eval_hinted(x, &mut SdfHint(0))
+        self.eval_hinted(x, &mut SdfWarmStart(0))
     }
     #[inline]
-    fn eval_hinted(&self, x: &SVector<R, D>, hint: &mut SdfHint) -> SdfSample<R, D> {
+    fn eval_hinted(&self, x: &SVector<R, D>, hint: &mut SdfWarmStart) -> SdfSample<R, D> {
         let local = self.rotation.tr_mul(&(x - self.translation)) / self.scale;
         let s = self.shape.eval_hinted(&local, hint);
         sample(s.value * self.scale, self.rotation * s.gradient)
@@ -675,5 +678,81 @@ impl<R: Real, const D: usize, S: Sdf<R, D>> Sdf<R, D> for Transformed<S, R, D> {
         let boxed = rotated_box(&self.rotation, self.scale, &self.translation, &self.shape.bounding_box());
         let ball = self.bounding_ball();
         tighter(boxed, Aabb::around(&ball.center, ball.radius))
+    }
+}
+
+// The superquadric family: tangent-plane lower bounds at the radial
+// boundary point (exact on the axes), the centre answered by the smallest
+// semi-axis.
+
+impl<R: Real> Sdf<R, 3> for Superquadric<R> {
+    /// Tangent-plane lower bound at the radial surface point (module docs);
+    /// at the centre `−min axis` with the gradient along that axis.
+    fn eval(&self, x: &Vec3<R>) -> SdfSample<R, 3> {
+        let g = self.gauge(x);
+        // NaN in, NaN out (not the centre's value below).
+        if is_nan(g) {
+            return SdfSample { value: g, gradient: Vec3::zeros() };
+        }
+        let n = self.radial_normal(x);
+        match n {
+            Some(n) if g > R::ZERO => {
+                let y = x / g;
+                if finite_vec(&y) {
+                    return SdfSample { value: n.dot(&(x - y)), gradient: n };
+                }
+                centre_sample3(&self.semi_axes())
+            }
+            _ => centre_sample3(&self.semi_axes()),
+        }
+    }
+    fn accuracy(&self) -> SdfAccuracy {
+        SdfAccuracy::LowerBound
+    }
+    fn bounding_ball(&self) -> Ball<R, 3> {
+        Ball { center: Vec3::zeros(), radius: Bounded::bounding_sphere(self).1 }
+    }
+}
+
+fn centre_sample3<R: Real>(a: &Vec3<R>) -> SdfSample<R, 3> {
+    let (mut k, mut m) = (0, a.x);
+    if a.y < m {
+        (k, m) = (1, a.y);
+    }
+    if a.z < m {
+        (k, m) = (2, a.z);
+    }
+    let mut g = Vec3::zeros();
+    if let Some(c) = g.get_mut(k) {
+        *c = R::ONE;
+    }
+    SdfSample { value: -m, gradient: g }
+}
+
+impl<R: Real> Sdf<R, 2> for Superellipse<R> {
+    /// Tangent-line lower bound at the radial boundary point.
+    fn eval(&self, x: &Vector2<R>) -> SdfSample<R, 2> {
+        let g = self.gauge(x);
+        if is_nan(g) {
+            return SdfSample { value: g, gradient: Vector2::zeros() };
+        }
+        if let Some(n) = self.radial_normal(x) {
+            let y = x / g;
+            if finite_vec(&y) {
+                return SdfSample { value: n.dot(&(x - y)), gradient: n };
+            }
+        }
+        let a = self.semi_axes();
+        if a.x <= a.y {
+            SdfSample { value: -a.x, gradient: Vector2::x() }
+        } else {
+            SdfSample { value: -a.y, gradient: Vector2::y() }
+        }
+    }
+    fn accuracy(&self) -> SdfAccuracy {
+        SdfAccuracy::LowerBound
+    }
+    fn bounding_ball(&self) -> Ball<R, 2> {
+        Ball { center: Vector2::zeros(), radius: self.bounding_radius() }
     }
 }

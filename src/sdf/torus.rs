@@ -2,8 +2,8 @@
 //! methods (interlocking rings have two contact regions).
 
 use super::{Aabb, Ball, Sdf, SdfAccuracy, SdfSample};
+use crate::error::ShapeError;
 use crate::math::{norm, Real, Vec3};
-use crate::query::ShapeError;
 use crate::shape::check_sizes;
 use nalgebra::Vector2;
 

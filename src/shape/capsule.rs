@@ -2,8 +2,8 @@
 //! `r`. Support: `(0, 0, sgn(vz)·h) + r·v/|v|` (a Minkowski sum, GJK paper §4.3).
 
 use super::{check_sizes, unit_or_zero, Bounded, SupportMap};
+use crate::error::ShapeError;
 use crate::math::{sgn, Pt3, Real, Vec3};
-use crate::query::ShapeError;
 
 /// A capsule along z: half-length `h` of the core segment, radius `r`.
 ///
@@ -51,7 +51,7 @@ impl<R: Real> SupportMap<R> for Capsule<R> {
         self.radius
     }
     #[inline]
-    fn support_core(&self, dir: &Vec3<R>, _hint: &mut super::SupportHint) -> Pt3<R> {
+    fn support_core(&self, dir: &Vec3<R>, _hint: &mut super::SupportWarmStart) -> Pt3<R> {
         Pt3::new(R::ZERO, R::ZERO, sgn(dir.z) * self.half_length)
     }
 }

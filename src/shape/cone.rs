@@ -7,8 +7,8 @@
 
 use super::cylinder::disc_support;
 use super::{check_sizes, Bounded, SupportMap};
+use crate::error::ShapeError;
 use crate::math::{norm, Pt3, Real, Vec3};
-use crate::query::ShapeError;
 
 /// A solid cone along z, apex up.
 ///

@@ -3,8 +3,8 @@
 //! `s(v) = (r·vx/σ, r·vy/σ, sgn(vz)·h)` if `σ > 0`, else `(0, 0, sgn(vz)·h)`.
 
 use super::{check_sizes, Bounded, SupportMap};
+use crate::error::ShapeError;
 use crate::math::{max, sgn, Pt3, Real, Vec3};
-use crate::query::ShapeError;
 
 /// A solid cylinder along z.
 ///

@@ -3,8 +3,8 @@
 //! paper §4.2) `s(v) = A·(Av/|Av|) = A²v / |Av|`.
 
 use super::{check_sizes, Bounded, SupportMap};
+use crate::error::ShapeError;
 use crate::math::{norm, Pt3, Real, Vec3};
-use crate::query::ShapeError;
 
 /// A solid ellipsoid centred at the origin.
 ///

@@ -10,9 +10,9 @@
 //! than [`min_extent`], and an aspect ratio within [`MAX_ASPECT`] times the
 //! type's precision allows.
 
-mod box_shape;
 mod capsule;
 mod cone;
+mod cuboid;
 mod cylinder;
 mod ellipsoid;
 mod polytope;
@@ -20,32 +20,30 @@ mod sphere;
 mod superquadric;
 mod transform;
 
-pub use box_shape::Cuboid;
 pub use capsule::Capsule;
 pub use cone::Cone;
+pub use cuboid::Cuboid;
 pub use cylinder::Cylinder;
 pub use ellipsoid::Ellipsoid;
 #[cfg(feature = "std")]
 pub(crate) use polytope::is_strict_corner;
-pub use polytope::{
-    Plane, Polytope, PolytopeData, PolytopeError, CONVEXITY_TOLERANCE, HILL_CLIMB_MIN_VERTICES, MAX_VERTICES,
-};
+pub use polytope::{Plane, Polytope, PolytopeData, CONVEXITY_TOLERANCE, HILL_CLIMB_MIN_VERTICES, MAX_VERTICES};
 pub use sphere::Sphere;
 pub use superquadric::{signed_pow, Ellipse, Superellipse, Superquadric, MIN_EXPONENT};
 #[cfg(feature = "gpu")]
 pub(crate) use transform::orthonormalised;
 pub use transform::{
-    check_pose, Affine, ConvexHull, Cso, CsoPoint, MinkowskiSum, Placed, Pose, Relative, Rounded, ROTATION_TOLERANCE,
+    check_pose, Affine, ConvexHull, Cso, CsoPoint, MinkowskiSum, Placed, Relative, Rounded, ROTATION_TOLERANCE,
 };
 
+use crate::error::ShapeError;
 use crate::math::{Pt3, Real, Vec3};
-use crate::query::ShapeError;
 
 /// The caller-owned hint of a hill-climbing support map: the index of the
 /// vertex returned last. Shapes that do not climb ignore it. Starting value 0.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct SupportHint(pub u32);
+pub struct SupportWarmStart(pub u32);
 
 /// A convex body seen through its support function (GJK paper §2, §4).
 pub trait SupportMap<R: Real> {
@@ -59,7 +57,7 @@ pub trait SupportMap<R: Real> {
     /// As [`support`](Self::support), warm-started from (and updating) a
     /// caller-owned hint. Only hill-climbing shapes use the hint.
     #[inline]
-    fn support_hinted(&self, dir: &Vec3<R>, hint: &mut SupportHint) -> Pt3<R> {
+    fn support_hinted(&self, dir: &Vec3<R>, hint: &mut SupportWarmStart) -> Pt3<R> {
         let _ = hint;
         self.support(dir)
     }
@@ -81,7 +79,7 @@ pub trait SupportMap<R: Real> {
     /// Support point of the core (see [`margin`](Self::margin)); the
     /// body's own support point when it has no margin.
     #[inline]
-    fn support_core(&self, dir: &Vec3<R>, hint: &mut SupportHint) -> Pt3<R> {
+    fn support_core(&self, dir: &Vec3<R>, hint: &mut SupportWarmStart) -> Pt3<R> {
         self.support_hinted(dir, hint)
     }
 
@@ -99,14 +97,14 @@ pub trait SupportMap<R: Real> {
     /// stored coordinates (primitives centred at their origin, a
     /// polytope's vertices).
     #[inline]
-    fn support_from(&self, dir: &Vec3<R>, hint: &mut SupportHint, origin: &Pt3<R>) -> Vec3<R> {
+    fn support_from(&self, dir: &Vec3<R>, hint: &mut SupportWarmStart, origin: &Pt3<R>) -> Vec3<R> {
         self.support_hinted(dir, hint) - origin
     }
 
     /// [`support_core`](Self::support_core) relative to `origin`, rounded
     /// as [`support_from`](Self::support_from).
     #[inline]
-    fn support_core_from(&self, dir: &Vec3<R>, hint: &mut SupportHint, origin: &Pt3<R>) -> Vec3<R> {
+    fn support_core_from(&self, dir: &Vec3<R>, hint: &mut SupportWarmStart, origin: &Pt3<R>) -> Vec3<R> {
         self.support_core(dir, hint) - origin
     }
 
@@ -133,21 +131,21 @@ impl<S: ?Sized> defmt::Format for Core<'_, S> {
 impl<R: Real, S: SupportMap<R> + ?Sized> SupportMap<R> for Core<'_, S> {
     #[inline]
     fn support(&self, dir: &Vec3<R>) -> Pt3<R> {
-        self.0.support_core(dir, &mut SupportHint(0))
+        self.0.support_core(dir, &mut SupportWarmStart(0))
     }
     #[inline]
-    fn support_hinted(&self, dir: &Vec3<R>, hint: &mut SupportHint) -> Pt3<R> {
+    fn support_hinted(&self, dir: &Vec3<R>, hint: &mut SupportWarmStart) -> Pt3<R> {
         self.0.support_core(dir, hint)
     }
     fn center(&self) -> Pt3<R> {
         self.0.center()
     }
     #[inline]
-    fn support_from(&self, dir: &Vec3<R>, hint: &mut SupportHint, origin: &Pt3<R>) -> Vec3<R> {
+    fn support_from(&self, dir: &Vec3<R>, hint: &mut SupportWarmStart, origin: &Pt3<R>) -> Vec3<R> {
         self.0.support_core_from(dir, hint, origin)
     }
     #[inline]
-    fn support_core_from(&self, dir: &Vec3<R>, hint: &mut SupportHint, origin: &Pt3<R>) -> Vec3<R> {
+    fn support_core_from(&self, dir: &Vec3<R>, hint: &mut SupportWarmStart, origin: &Pt3<R>) -> Vec3<R> {
         self.0.support_core_from(dir, hint, origin)
     }
     #[inline]
@@ -168,7 +166,7 @@ impl<R: Real, T: SupportMap<R> + ?Sized> SupportMap<R> for &T {
         (**self).support(dir)
     }
     #[inline]
-    fn support_hinted(&self, dir: &Vec3<R>, hint: &mut SupportHint) -> Pt3<R> {
+    fn support_hinted(&self, dir: &Vec3<R>, hint: &mut SupportWarmStart) -> Pt3<R> {
         (**self).support_hinted(dir, hint)
     }
     #[inline]
@@ -180,15 +178,15 @@ impl<R: Real, T: SupportMap<R> + ?Sized> SupportMap<R> for &T {
         (**self).margin()
     }
     #[inline]
-    fn support_core(&self, dir: &Vec3<R>, hint: &mut SupportHint) -> Pt3<R> {
+    fn support_core(&self, dir: &Vec3<R>, hint: &mut SupportWarmStart) -> Pt3<R> {
         (**self).support_core(dir, hint)
     }
     #[inline]
-    fn support_from(&self, dir: &Vec3<R>, hint: &mut SupportHint, origin: &Pt3<R>) -> Vec3<R> {
+    fn support_from(&self, dir: &Vec3<R>, hint: &mut SupportWarmStart, origin: &Pt3<R>) -> Vec3<R> {
         (**self).support_from(dir, hint, origin)
     }
     #[inline]
-    fn support_core_from(&self, dir: &Vec3<R>, hint: &mut SupportHint, origin: &Pt3<R>) -> Vec3<R> {
+    fn support_core_from(&self, dir: &Vec3<R>, hint: &mut SupportWarmStart, origin: &Pt3<R>) -> Vec3<R> {
         (**self).support_core_from(dir, hint, origin)
     }
     #[inline]

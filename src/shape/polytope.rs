@@ -21,9 +21,10 @@
 //! - face adjacency aligned with the loops: `face_adjacency[k]` is the face on
 //!   the other side of the edge `face_vertices[k] → next vertex of the loop`.
 
-use super::{Bounded, SupportHint, SupportMap};
+use super::{Bounded, SupportMap, SupportWarmStart};
+use crate::error::PolytopeError;
+use crate::error::ShapeError;
 use crate::math::{max, norm, Pt3, Real, Vec3};
-use crate::query::ShapeError;
 
 /// Largest vertex (and face) count: indices are `u16`.
 pub const MAX_VERTICES: usize = u16::MAX as usize;
@@ -50,44 +51,6 @@ pub struct Plane<R: Real> {
     pub offset: R,
 }
 
-/// Why polytope data was rejected.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum PolytopeError {
-    /// Fewer than 4 vertices or 4 faces, or more than [`MAX_VERTICES`].
-    BadCount,
-    /// An offsets array has the wrong length or is not non-decreasing, or an
-    /// index points outside its array.
-    BadIndex,
-    /// A vertex or plane has a NaN or infinite coordinate.
-    NonFinite,
-    /// A face normal is not unit length.
-    BadNormal,
-    /// Two vertices coincide (closer than the tolerance).
-    DuplicateVertex,
-    /// A face has fewer than 3 vertices, a loop vertex is off its plane, or
-    /// the loop runs clockwise seen from outside (against its normal).
-    BadFace,
-    /// A vertex lies outside a face plane by more than the tolerance.
-    NotConvex,
-    /// A vertex is not a strict corner beyond rounding: it lies inside a
-    /// face or on an edge, or it is reflex or flat by less than its
-    /// coordinates' rounding (for some edge, the incident faces away from it
-    /// do not put the vertex above its neighbour by more than `16ε` of the
-    /// edge's length). Hill climbing could stop at such a vertex without
-    /// reaching the maximum; the hull builder (`hull`, `std` feature) drops
-    /// them.
-    NotACorner,
-    /// Some directed edge is used by no face or by two: the surface is not
-    /// closed and consistently oriented, or the Euler characteristic is not 2.
-    NotClosed,
-    /// The vertex adjacency is not exactly the edge set of the faces, or is
-    /// not symmetric.
-    BadVertexAdjacency,
-    /// The face adjacency does not name the face across each edge.
-    BadFaceAdjacency,
-}
-
 /// The arrays describing a convex polytope (see the module docs for the layout).
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -111,7 +74,7 @@ pub struct PolytopeData<'a, R: Real> {
 
 /// A validated convex polytope (a view over [`PolytopeData`]).
 ///
-/// Support queries take a caller-owned [`SupportHint`] (the last support
+/// Support queries take a caller-owned [`SupportWarmStart`] (the last support
 /// vertex); from [`HILL_CLIMB_MIN_VERTICES`] vertices on they climb the vertex
 /// graph from it, which costs a few dot products when the direction moved
 /// little since the last query.
@@ -139,7 +102,7 @@ impl<'a, R: Real> Polytope<'a, R> {
     /// Validate `data` and wrap it. See [`PolytopeError`] for what is checked.
     ///
     /// ```
-    /// use narrowphase::shape::{Plane, Polytope, PolytopeData, SupportHint, SupportMap};
+    /// use narrowphase::shape::{Plane, Polytope, PolytopeData, SupportWarmStart, SupportMap};
     /// use nalgebra::{Point3, Vector3};
     /// // A tetrahedron.
     /// let v = [Point3::new(0.0_f32, 0.0, 0.0), Point3::new(1.0, 0.0, 0.0),
@@ -161,9 +124,9 @@ impl<'a, R: Real> Polytope<'a, R> {
     ///     faces: &faces, face_offsets: &face_offsets, face_vertices: &face_vertices,
     ///     face_adjacency: &face_adjacency,
     /// }).unwrap();
-    /// let mut hint = SupportHint::default();
+    /// let mut hint = SupportWarmStart::default();
     /// assert_eq!(p.support_hinted(&Vector3::new(0.1, 0.2, 1.0), &mut hint), v[3]);
-    /// assert_eq!(hint, SupportHint(3));
+    /// assert_eq!(hint, SupportWarmStart(3));
     /// ```
     pub fn new(data: PolytopeData<'a, R>) -> Result<Self, ShapeError> {
         validate(&data).map_err(ShapeError::Polytope)?;
@@ -258,10 +221,10 @@ impl<'a, R: Real> Polytope<'a, R> {
 impl<R: Real> SupportMap<R> for Polytope<'_, R> {
     #[inline]
     fn support(&self, dir: &Vec3<R>) -> Pt3<R> {
-        self.support_hinted(dir, &mut SupportHint(0))
+        self.support_hinted(dir, &mut SupportWarmStart(0))
     }
     #[inline]
-    fn support_hinted(&self, dir: &Vec3<R>, hint: &mut SupportHint) -> Pt3<R> {
+    fn support_hinted(&self, dir: &Vec3<R>, hint: &mut SupportWarmStart) -> Pt3<R> {
         let i = if self.data.vertices.len() < HILL_CLIMB_MIN_VERTICES {
             self.support_index_scan(dir)
         } else {

@@ -1,8 +1,8 @@
 //! Ball of radius `r` centred at the origin. Support: `r · v/|v|`.
 
 use super::{check_sizes, unit_or_zero, Bounded, SupportMap};
+use crate::error::ShapeError;
 use crate::math::{Pt3, Real, Vec3};
-use crate::query::ShapeError;
 
 /// A ball (solid sphere) centred at the origin.
 ///
@@ -44,7 +44,7 @@ impl<R: Real> SupportMap<R> for Sphere<R> {
         self.radius
     }
     #[inline]
-    fn support_core(&self, _dir: &Vec3<R>, _hint: &mut super::SupportHint) -> Pt3<R> {
+    fn support_core(&self, _dir: &Vec3<R>, _hint: &mut super::SupportWarmStart) -> Pt3<R> {
         Pt3::origin()
     }
 }

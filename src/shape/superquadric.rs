@@ -36,9 +36,8 @@
 //! everywhere, with the sign of `φ` (ellipsoid-method paper, Eq. 21).
 
 use super::{check_sizes, Bounded, SupportMap};
+use crate::error::ShapeError;
 use crate::math::{finite_vec, is_nan, max, min, normalize, Pt3, Real, Vec3};
-use crate::query::ShapeError;
-use crate::sdf::{Ball, Sdf, SdfAccuracy, SdfSample};
 use nalgebra::{ComplexField, Vector2};
 
 /// Smallest exponent accepted (and `2 − MIN_EXPONENT` the largest): below it
@@ -274,50 +273,6 @@ impl<R: Real> Bounded<R> for Superquadric<R> {
     }
 }
 
-impl<R: Real> Sdf<R, 3> for Superquadric<R> {
-    /// Tangent-plane lower bound at the radial surface point (module docs);
-    /// at the centre `−min axis` with the gradient along that axis.
-    fn eval(&self, x: &Vec3<R>) -> SdfSample<R, 3> {
-        let g = self.gauge(x);
-        // NaN in, NaN out (not the centre's value below).
-        if is_nan(g) {
-            return SdfSample { value: g, gradient: Vec3::zeros() };
-        }
-        let n = self.radial_normal(x);
-        match n {
-            Some(n) if g > R::ZERO => {
-                let y = x / g;
-                if finite_vec(&y) {
-                    return SdfSample { value: n.dot(&(x - y)), gradient: n };
-                }
-                centre_sample3(&self.semi_axes)
-            }
-            _ => centre_sample3(&self.semi_axes),
-        }
-    }
-    fn accuracy(&self) -> SdfAccuracy {
-        SdfAccuracy::LowerBound
-    }
-    fn bounding_ball(&self) -> Ball<R, 3> {
-        Ball { center: Vec3::zeros(), radius: self.radius }
-    }
-}
-
-fn centre_sample3<R: Real>(a: &Vec3<R>) -> SdfSample<R, 3> {
-    let (mut k, mut m) = (0, a.x);
-    if a.y < m {
-        (k, m) = (1, a.y);
-    }
-    if a.z < m {
-        (k, m) = (2, a.z);
-    }
-    let mut g = Vec3::zeros();
-    if let Some(c) = g.get_mut(k) {
-        *c = R::ONE;
-    }
-    SdfSample { value: -m, gradient: g }
-}
-
 /// A solid superellipse in the plane (Eq. 7–9): `|x/a1|^(2/ε) + |y/a2|^(2/ε) ≤ 1`.
 ///
 /// ```
@@ -403,38 +358,14 @@ impl<R: Real> Superellipse<R> {
         let pm1 = self.p - R::ONE;
         normalize(&Vector2::new(signed_pow(u.x / g, pm1) / a.x, signed_pow(u.y / g, pm1) / a.y))
     }
+    /// Radius of the smallest origin-centred disc that holds the body.
+    pub(crate) fn bounding_radius(&self) -> R {
+        self.radius
+    }
     /// Lower bound on the inradius: `min axis / 2^max(0, (ε − 1)/2)`.
     pub fn inradius_lower_bound(&self) -> R {
         let k = max(R::ZERO, (self.e - R::ONE) * R::HALF);
         min(self.semi_axes.x, self.semi_axes.y) / pow_abs(R::TWO, k)
-    }
-}
-
-impl<R: Real> Sdf<R, 2> for Superellipse<R> {
-    /// Tangent-line lower bound at the radial boundary point.
-    fn eval(&self, x: &Vector2<R>) -> SdfSample<R, 2> {
-        let g = self.gauge(x);
-        if is_nan(g) {
-            return SdfSample { value: g, gradient: Vector2::zeros() };
-        }
-        if let Some(n) = self.radial_normal(x) {
-            let y = x / g;
-            if finite_vec(&y) {
-                return SdfSample { value: n.dot(&(x - y)), gradient: n };
-            }
-        }
-        let a = &self.semi_axes;
-        if a.x <= a.y {
-            SdfSample { value: -a.x, gradient: Vector2::x() }
-        } else {
-            SdfSample { value: -a.y, gradient: Vector2::y() }
-        }
-    }
-    fn accuracy(&self) -> SdfAccuracy {
-        SdfAccuracy::LowerBound
-    }
-    fn bounding_ball(&self) -> Ball<R, 2> {
-        Ball { center: Vector2::zeros(), radius: self.radius }
     }
 }
 

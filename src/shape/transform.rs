@@ -2,15 +2,9 @@
 //! images, Minkowski sums, convex hulls, and the configuration-space obstacle
 //! `A − B` that GJK, EPA and MPR walk on.
 
-use super::{Bounded, SupportHint, SupportMap};
-use crate::math::{norm, Mat3, Pt3, Real, Vec3};
-use crate::query::ShapeError;
-
-/// A rigid pose: rotation matrix and translation (`x_world = R·x + t`).
-///
-/// A rotation matrix rather than a quaternion: a support query rotates twice
-/// (`Rᵀ` in, `R` out), 15 multiply–adds each with a matrix.
-pub type Pose<R> = nalgebra::IsometryMatrix3<R>;
+use super::{Bounded, SupportMap, SupportWarmStart};
+use crate::error::ShapeError;
+use crate::math::{norm, Mat3, Pose, Pt3, Real, Vec3};
 
 /// A shape placed in the world by a rigid pose: `s(v) = R·s_A(Rᵀv) + t`.
 ///
@@ -23,7 +17,8 @@ pub type Pose<R> = nalgebra::IsometryMatrix3<R>;
 /// [`Affine`] image, not a pose.
 ///
 /// ```
-/// use narrowphase::shape::{Cuboid, Placed, Pose, SupportMap};
+/// use narrowphase::shape::{Cuboid, Placed, SupportMap};
+/// use narrowphase::math::Pose;
 /// use nalgebra::{Translation3, Vector3};
 /// let b = Cuboid::new(Vector3::new(1.0_f32, 1.0, 1.0)).unwrap();
 /// let p = Placed::try_new(b, Pose::from_parts(Translation3::new(5.0, 0.0, 0.0), Default::default())).unwrap();
@@ -128,7 +123,7 @@ impl<R: Real, S: SupportMap<R>> SupportMap<R> for Placed<S, R> {
         self.pose.transform_point(&self.shape.support(&local))
     }
     #[inline]
-    fn support_hinted(&self, dir: &Vec3<R>, hint: &mut SupportHint) -> Pt3<R> {
+    fn support_hinted(&self, dir: &Vec3<R>, hint: &mut SupportWarmStart) -> Pt3<R> {
         let local = self.pose.rotation.inverse_transform_vector(dir);
         self.pose.transform_point(&self.shape.support_hinted(&local, hint))
     }
@@ -140,19 +135,19 @@ impl<R: Real, S: SupportMap<R>> SupportMap<R> for Placed<S, R> {
         self.shape.margin()
     }
     #[inline]
-    fn support_core(&self, dir: &Vec3<R>, hint: &mut SupportHint) -> Pt3<R> {
+    fn support_core(&self, dir: &Vec3<R>, hint: &mut SupportWarmStart) -> Pt3<R> {
         let local = self.pose.rotation.inverse_transform_vector(dir);
         self.pose.transform_point(&self.shape.support_core(&local, hint))
     }
     /// `R·s(Rᵀv) + (t − origin)`: the offset is taken first.
     #[inline]
-    fn support_from(&self, dir: &Vec3<R>, hint: &mut SupportHint, origin: &Pt3<R>) -> Vec3<R> {
+    fn support_from(&self, dir: &Vec3<R>, hint: &mut SupportWarmStart, origin: &Pt3<R>) -> Vec3<R> {
         let local = self.pose.rotation.inverse_transform_vector(dir);
         self.pose.rotation * self.shape.support_hinted(&local, hint).coords
             + (self.pose.translation.vector - origin.coords)
     }
     #[inline]
-    fn support_core_from(&self, dir: &Vec3<R>, hint: &mut SupportHint, origin: &Pt3<R>) -> Vec3<R> {
+    fn support_core_from(&self, dir: &Vec3<R>, hint: &mut SupportWarmStart, origin: &Pt3<R>) -> Vec3<R> {
         let local = self.pose.rotation.inverse_transform_vector(dir);
         self.pose.rotation * self.shape.support_core(&local, hint).coords
             + (self.pose.translation.vector - origin.coords)
@@ -216,7 +211,7 @@ impl<R: Real, S: SupportMap<R>> SupportMap<R> for Affine<S, R> {
         Pt3::from(self.linear * p.coords + self.offset)
     }
     #[inline]
-    fn support_hinted(&self, dir: &Vec3<R>, hint: &mut SupportHint) -> Pt3<R> {
+    fn support_hinted(&self, dir: &Vec3<R>, hint: &mut SupportWarmStart) -> Pt3<R> {
         let p = self.shape.support_hinted(&(self.linear_t * dir), hint);
         Pt3::from(self.linear * p.coords + self.offset)
     }
@@ -225,7 +220,7 @@ impl<R: Real, S: SupportMap<R>> SupportMap<R> for Affine<S, R> {
     }
     /// `B·s(Bᵀv) + (c − origin)`: the offset is taken first.
     #[inline]
-    fn support_from(&self, dir: &Vec3<R>, hint: &mut SupportHint, origin: &Pt3<R>) -> Vec3<R> {
+    fn support_from(&self, dir: &Vec3<R>, hint: &mut SupportWarmStart, origin: &Pt3<R>) -> Vec3<R> {
         let p = self.shape.support_hinted(&(self.linear_t * dir), hint);
         self.linear * p.coords + (self.offset - origin.coords)
     }
@@ -268,7 +263,7 @@ impl<R: Real, A: SupportMap<R>, B: SupportMap<R>> SupportMap<R> for MinkowskiSum
         self.a.support(dir) + self.b.support(dir).coords
     }
     #[inline]
-    fn support_hinted(&self, dir: &Vec3<R>, hint: &mut SupportHint) -> Pt3<R> {
+    fn support_hinted(&self, dir: &Vec3<R>, hint: &mut SupportWarmStart) -> Pt3<R> {
         self.a.support_hinted(dir, hint) + self.b.support(dir).coords
     }
     fn center(&self) -> Pt3<R> {
@@ -280,17 +275,17 @@ impl<R: Real, A: SupportMap<R>, B: SupportMap<R>> SupportMap<R> for MinkowskiSum
         self.a.margin() + self.b.margin()
     }
     #[inline]
-    fn support_core(&self, dir: &Vec3<R>, hint: &mut SupportHint) -> Pt3<R> {
-        self.a.support_core(dir, hint) + self.b.support_core(dir, &mut SupportHint(0)).coords
+    fn support_core(&self, dir: &Vec3<R>, hint: &mut SupportWarmStart) -> Pt3<R> {
+        self.a.support_core(dir, hint) + self.b.support_core(dir, &mut SupportWarmStart(0)).coords
     }
     /// The placement is A's; B is a summand around its own origin.
     #[inline]
-    fn support_from(&self, dir: &Vec3<R>, hint: &mut SupportHint, origin: &Pt3<R>) -> Vec3<R> {
+    fn support_from(&self, dir: &Vec3<R>, hint: &mut SupportWarmStart, origin: &Pt3<R>) -> Vec3<R> {
         self.a.support_from(dir, hint, origin) + self.b.support(dir).coords
     }
     #[inline]
-    fn support_core_from(&self, dir: &Vec3<R>, hint: &mut SupportHint, origin: &Pt3<R>) -> Vec3<R> {
-        self.a.support_core_from(dir, hint, origin) + self.b.support_core(dir, &mut SupportHint(0)).coords
+    fn support_core_from(&self, dir: &Vec3<R>, hint: &mut SupportWarmStart, origin: &Pt3<R>) -> Vec3<R> {
+        self.a.support_core_from(dir, hint, origin) + self.b.support_core(dir, &mut SupportWarmStart(0)).coords
     }
     #[inline]
     fn center_from(&self, origin: &Pt3<R>) -> Vec3<R> {
@@ -336,7 +331,7 @@ impl<R: Real, A: SupportMap<R>, B: SupportMap<R>> SupportMap<R> for ConvexHull<A
         }
     }
     #[inline]
-    fn support_hinted(&self, dir: &Vec3<R>, hint: &mut SupportHint) -> Pt3<R> {
+    fn support_hinted(&self, dir: &Vec3<R>, hint: &mut SupportWarmStart) -> Pt3<R> {
         let pa = self.a.support_hinted(dir, hint);
         let pb = self.b.support(dir);
         if dir.dot(&pb.coords) > dir.dot(&pa.coords) {
@@ -349,9 +344,9 @@ impl<R: Real, A: SupportMap<R>, B: SupportMap<R>> SupportMap<R> for ConvexHull<A
         nalgebra::center(&self.a.center(), &self.b.center())
     }
     #[inline]
-    fn support_from(&self, dir: &Vec3<R>, hint: &mut SupportHint, origin: &Pt3<R>) -> Vec3<R> {
+    fn support_from(&self, dir: &Vec3<R>, hint: &mut SupportWarmStart, origin: &Pt3<R>) -> Vec3<R> {
         let pa = self.a.support_from(dir, hint, origin);
-        let pb = self.b.support_from(dir, &mut SupportHint(0), origin);
+        let pb = self.b.support_from(dir, &mut SupportWarmStart(0), origin);
         if dir.dot(&pb) > dir.dot(&pa) {
             pb
         } else {
@@ -420,10 +415,10 @@ impl<'s, S: ?Sized, R: Real> Relative<'s, S, R> {
 impl<R: Real, S: SupportMap<R> + ?Sized> SupportMap<R> for Relative<'_, S, R> {
     #[inline]
     fn support(&self, dir: &Vec3<R>) -> Pt3<R> {
-        Pt3::from(self.body.support_from(dir, &mut SupportHint(0), &self.origin))
+        Pt3::from(self.body.support_from(dir, &mut SupportWarmStart(0), &self.origin))
     }
     #[inline]
-    fn support_hinted(&self, dir: &Vec3<R>, hint: &mut SupportHint) -> Pt3<R> {
+    fn support_hinted(&self, dir: &Vec3<R>, hint: &mut SupportWarmStart) -> Pt3<R> {
         Pt3::from(self.body.support_from(dir, hint, &self.origin))
     }
     #[inline]
@@ -435,7 +430,7 @@ impl<R: Real, S: SupportMap<R> + ?Sized> SupportMap<R> for Relative<'_, S, R> {
         self.body.margin()
     }
     #[inline]
-    fn support_core(&self, dir: &Vec3<R>, hint: &mut SupportHint) -> Pt3<R> {
+    fn support_core(&self, dir: &Vec3<R>, hint: &mut SupportWarmStart) -> Pt3<R> {
         Pt3::from(self.body.support_core_from(dir, hint, &self.origin))
     }
 }
@@ -473,9 +468,9 @@ pub struct Cso<'s, A: ?Sized, B: ?Sized> {
     /// Body B.
     pub b: &'s B,
     /// Hill-climbing hint for A.
-    pub hint_a: SupportHint,
+    pub hint_a: SupportWarmStart,
     /// Hill-climbing hint for B.
-    pub hint_b: SupportHint,
+    pub hint_b: SupportWarmStart,
 }
 
 /// Logs the hints only: the bodies may be trait objects.
@@ -489,7 +484,7 @@ impl<A: ?Sized, B: ?Sized> defmt::Format for Cso<'_, A, B> {
 impl<'s, A: ?Sized, B: ?Sized> Cso<'s, A, B> {
     /// The CSO of `a` and `b`, with fresh hints.
     pub fn new(a: &'s A, b: &'s B) -> Self {
-        Self { a, b, hint_a: SupportHint(0), hint_b: SupportHint(0) }
+        Self { a, b, hint_a: SupportWarmStart(0), hint_b: SupportWarmStart(0) }
     }
 }
 

@@ -3,7 +3,7 @@
 
 use super::epa::{DefaultEpa, Epa, WideEpa};
 use super::frame::ToWorld;
-use super::gjk::{self, GjkCache, GjkOutcome};
+use super::gjk::{self, GjkOutcome, GjkWarmStart};
 use super::Simplex;
 use crate::math::{max, max_abs, Pt3, Real, Vec3};
 use crate::query::{Bounds, Budget, Penetration, Proximity, Separation, Undetermined, Witness};
@@ -12,7 +12,7 @@ use crate::shape::{Core, Cso, Relative, SupportMap};
 /// Signed distance, witness points and normal of `a` and `b`.
 ///
 /// **Frame.** The query computes with both bodies seen from A's centre
-/// ([`Relative`](crate::shape::Relative)): the answer depends on the
+/// ([`Relative`]): the answer depends on the
 /// relative placement only, at any distance from the world origin.
 ///
 /// **Margins.** When the bodies are sphere-swept (spheres, capsules,
@@ -60,7 +60,7 @@ use crate::shape::{Core, Cso, Relative, SupportMap};
 /// let near = |x: f64| Placed::new(Cuboid::new(Vector3::new(1.0, 1.0, 1.0)).unwrap(),
 ///     Pose::from_parts(Translation3::new(x, 0.0, 0.3), Default::default()));
 /// let budget = Budget::default();
-/// let mut cache = GjkCache::default();
+/// let mut cache = GjkWarmStart::default();
 /// match contact(&a, &near(2.5), &budget, &mut cache) {
 ///     Proximity::Separated(s) => assert!((s.distance - 0.5).abs() < 1e-9),
 ///     other => panic!("{other:?}"),
@@ -74,7 +74,7 @@ use crate::shape::{Core, Cso, Relative, SupportMap};
 /// }
 /// assert_eq!(contact(&a, &near(1.75), &budget, &mut cache).signed_distance().map(|d| (d + 0.25).abs() < 1e-9), Some(true));
 /// ```
-pub fn contact<R, A, B>(a: &A, b: &B, budget: &Budget<R>, cache: &mut GjkCache<R>) -> Proximity<R>
+pub fn contact<R, A, B>(a: &A, b: &B, budget: &Budget<R>, cache: &mut GjkWarmStart<R>) -> Proximity<R>
 where
     R: Real,
     A: SupportMap<R> + ?Sized,
@@ -102,7 +102,7 @@ where
 ///     Pose::from_parts(Translation3::new(1.75, 0.0, 0.3), Default::default()));
 /// let mut epa = Epa::<f32, 36, 68>::new(); // room for 32 iterations; keep it in a static on an MCU
 /// let budget = Budget::new(32, 1e-4);
-/// match contact_with(&a, &b, &budget, &mut GjkCache::default(), &mut epa) {
+/// match contact_with(&a, &b, &budget, &mut GjkWarmStart::default(), &mut epa) {
 ///     Proximity::Penetrating(p) => assert!((p.depth - 0.25).abs() < 1e-3),
 ///     other => panic!("{other:?}"),
 /// }
@@ -111,7 +111,7 @@ pub fn contact_with<R, A, B, const V: usize, const F: usize>(
     a: &A,
     b: &B,
     budget: &Budget<R>,
-    cache: &mut GjkCache<R>,
+    cache: &mut GjkWarmStart<R>,
     epa: &mut Epa<R, V, F>,
 ) -> Proximity<R>
 where
@@ -169,7 +169,7 @@ fn contact_by<R, A, B>(
     a: &A,
     b: &B,
     budget: &Budget<R>,
-    cache: &mut GjkCache<R>,
+    cache: &mut GjkWarmStart<R>,
     epa: impl Workspace<R>,
     to_world: &Vec3<R>,
 ) -> Proximity<R>
@@ -187,7 +187,7 @@ where
             s.witness.to_world(to_world);
             Proximity::Separated(s)
         }
-        GjkOutcome::Intersecting(simplex) => penetration(a, b, &simplex, budget, cache, epa, to_world),
+        GjkOutcome::Penetrating(simplex) => penetration(a, b, &simplex, budget, cache, epa, to_world),
         GjkOutcome::Undetermined { reason, bounds } => undetermined_gjk(reason, bounds, R::ZERO),
     }
 }
@@ -225,7 +225,7 @@ fn penetration<R, A, B>(
     b: &B,
     simplex: &Simplex<R>,
     budget: &Budget<R>,
-    cache: &mut GjkCache<R>,
+    cache: &mut GjkWarmStart<R>,
     epa: impl Workspace<R>,
     to_world: &Vec3<R>,
 ) -> Proximity<R>
@@ -261,7 +261,7 @@ fn from_cores<R, A, B>(
     a: &A,
     b: &B,
     budget: &Budget<R>,
-    cache: &mut GjkCache<R>,
+    cache: &mut GjkWarmStart<R>,
     epa: impl Workspace<R>,
     to_world: &Vec3<R>,
 ) -> Proximity<R>
@@ -302,7 +302,7 @@ where
                 Proximity::Undetermined { reason: Undetermined::Degenerate, bounds: Bounds { lower: lo, upper: hi } }
             }
         }
-        GjkOutcome::Intersecting(simplex) => {
+        GjkOutcome::Penetrating(simplex) => {
             match penetration(&core_a, &core_b, &simplex, budget, cache, epa, to_world) {
                 Proximity::Penetrating(p) => Proximity::Penetrating(Penetration {
                     depth: p.depth + m,

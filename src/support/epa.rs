@@ -3,7 +3,7 @@
 //! support maps (gjk-epa-support-mappings.txt §5).
 //!
 //! EPA starts from the terminal simplex of GJK
-//! ([`GjkOutcome::Intersecting`](super::gjk::GjkOutcome::Intersecting)), a
+//! ([`GjkOutcome::Penetrating`](super::gjk::GjkOutcome::Penetrating)), a
 //! set of CSO points whose hull contains the origin (or lies within GJK's
 //! tolerance of it), and grows a polytope `P ⊂ A − B` towards the boundary of
 //! the CSO: each iteration takes the face of `P` closest to the origin, asks
@@ -150,7 +150,7 @@ struct Edge {
 /// let b = Placed::new(Cuboid::new(Vector3::new(1.0_f64, 1.0, 1.0)).unwrap(),
 ///     Pose::from_parts(Translation3::new(1.5, 0.2, 0.0), Default::default()));
 /// let budget = Budget::default();
-/// let GjkOutcome::Intersecting(simplex) = gjk::distance(&a, &b, &budget, &mut GjkCache::default()) else { panic!() };
+/// let GjkOutcome::Penetrating(simplex) = gjk::distance(&a, &b, &budget, &mut GjkWarmStart::default()) else { panic!() };
 /// let mut epa = DefaultEpa::<f64>::new();
 /// let Proximity::Penetrating(p) = epa.penetration(&a, &b, &simplex, &budget) else { panic!() };
 /// assert!((p.depth - 0.5).abs() < 1e-9);
@@ -305,7 +305,7 @@ impl<R: Real, const V: usize, const F: usize> Epa<R, V, F> {
 
     /// Penetration depth, deepest points and contact normal of `a` and `b`,
     /// starting from `simplex`, the terminal simplex of
-    /// [`GjkOutcome::Intersecting`](super::gjk::GjkOutcome::Intersecting)
+    /// [`GjkOutcome::Penetrating`](super::gjk::GjkOutcome::Penetrating)
     /// (1 to 4 CSO points whose hull contains the origin or lies within the
     /// tolerance of it). See the module docs for the outcomes and bounds.
     ///
@@ -318,7 +318,7 @@ impl<R: Real, const V: usize, const F: usize> Epa<R, V, F> {
     /// let b = Placed::new(Cuboid::new(Vector3::new(1.0_f32, 1.0, 1.0)).unwrap(),
     ///     Pose::from_parts(Translation3::new(0.0, 0.0, 1.8), Default::default()));
     /// let budget = Budget::default();
-    /// let GjkOutcome::Intersecting(simplex) = gjk::distance(&a, &b, &budget, &mut GjkCache::default()) else { panic!() };
+    /// let GjkOutcome::Penetrating(simplex) = gjk::distance(&a, &b, &budget, &mut GjkWarmStart::default()) else { panic!() };
     /// let mut epa = Epa::<f32, 36, 68>::new(); // room for 32 iterations
     /// match epa.penetration(&a, &b, &simplex, &Budget::new(32, 1e-3)) {
     ///     Proximity::Penetrating(p) => {
@@ -909,7 +909,7 @@ fn flat<R: Real>(t: &Track<R>, reduced: &Simplex<R>) -> Proximity<R> {
 /// let b = Placed::new(Cuboid::new(Vector3::new(0.5_f32, 0.5, 0.5)).unwrap(),
 ///     Pose::from_parts(Translation3::new(0.0, -1.25, 0.0), Default::default()));
 /// let budget = Budget::default();
-/// let GjkOutcome::Intersecting(s) = gjk::distance(&a, &b, &budget, &mut GjkCache::default()) else { panic!() };
+/// let GjkOutcome::Penetrating(s) = gjk::distance(&a, &b, &budget, &mut GjkWarmStart::default()) else { panic!() };
 /// let Proximity::Penetrating(p) = epa::penetration(&a, &b, &s, &budget) else { panic!() };
 /// assert!((p.depth - 0.25).abs() < 1e-4);
 /// assert!((p.witness.normal + Vector3::y()).norm() < 1e-4); // from A towards B
@@ -927,7 +927,8 @@ where
 mod tests {
     extern crate std;
     use super::*;
-    use crate::shape::{Cuboid, Placed, Pose, Sphere};
+    use crate::math::Pose;
+    use crate::shape::{Cuboid, Placed, Sphere};
     use nalgebra::{Translation3, UnitQuaternion};
     use std::vec::Vec;
 
@@ -988,7 +989,7 @@ mod tests {
         let a = placed_box([1.0, 0.6, 0.3], [0.3, 0.2, 0.1], UnitQuaternion::from_euler_angles(0.3, 0.2, 0.1));
         let b = Placed::new(Sphere::new(0.8).unwrap(), Pose::identity());
         let s = match crate::support::gjk::distance(&a, &b, &Budget::default(), &mut Default::default()) {
-            crate::support::gjk::GjkOutcome::Intersecting(s) => s,
+            crate::support::gjk::GjkOutcome::Penetrating(s) => s,
             other => panic!("{other:?}"),
         };
         for cap in 1..60 {
@@ -1083,7 +1084,7 @@ mod tests {
         let a = placed_box([1.0, 0.6, 0.3], [0.3, 0.2, 0.1], UnitQuaternion::from_euler_angles(0.3, 0.2, 0.1));
         let b = Placed::new(Sphere::new(0.8).unwrap(), Pose::identity());
         let s = match crate::support::gjk::distance(&a, &b, &Budget::default(), &mut Default::default()) {
-            crate::support::gjk::GjkOutcome::Intersecting(s) => s,
+            crate::support::gjk::GjkOutcome::Penetrating(s) => s,
             other => panic!("{other:?}"),
         };
         let mut epa = Epa::<f64, 12, 20>::new();
@@ -1097,7 +1098,7 @@ mod tests {
         let _ = big.penetration(&a, &b, &s, &Budget::new(64, 1e-14));
         let c = placed_box([1.0; 3], [1.5, 0.0, 0.0], UnitQuaternion::identity());
         let s = match crate::support::gjk::distance(&a, &c, &Budget::default(), &mut Default::default()) {
-            crate::support::gjk::GjkOutcome::Intersecting(s) => s,
+            crate::support::gjk::GjkOutcome::Penetrating(s) => s,
             other => panic!("{other:?}"),
         };
         let fresh = DefaultEpa::<f64>::new().penetration(&a, &c, &s, &Budget::default());

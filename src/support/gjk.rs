@@ -18,29 +18,29 @@
 use super::simplex::Simplex;
 use crate::math::{max, max_abs, norm, Pt3, Real, Vec3};
 use crate::query::{Bounds, Budget, Separation, Undetermined, Witness};
-use crate::shape::{Cso, Relative, SupportHint, SupportMap};
+use crate::shape::{Cso, Relative, SupportMap, SupportWarmStart};
 
 /// Caller-owned warm-start state for temporally coherent queries (one per
 /// pair of bodies), and the statistics of the last run.
 ///
-/// A cold cache ([`GjkCache::default`]) starts from the direction between the
+/// A cold cache ([`GjkWarmStart::default`]) starts from the direction between the
 /// bodies' centres. After a query it holds the last search direction and the
 /// last support vertices of both bodies (hill-climbing hints), so the next
 /// query of the same pair after a small motion starts next to the answer.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct GjkCache<R: Real> {
+pub struct GjkWarmStart<R: Real> {
     /// Last search direction (CSO space); zero when cold.
     pub direction: Vec3<R>,
     /// Hill-climbing hint for body A.
-    pub hint_a: SupportHint,
+    pub hint_a: SupportWarmStart,
     /// Hill-climbing hint for body B.
-    pub hint_b: SupportHint,
+    pub hint_b: SupportWarmStart,
     /// Iterations of the last query.
     pub iterations: u32,
 }
 
-impl<R: Real> GjkCache<R> {
+impl<R: Real> GjkWarmStart<R> {
     /// A cold cache.
     pub fn new() -> Self {
         Self::default()
@@ -50,13 +50,14 @@ impl<R: Real> GjkCache<R> {
 /// The answer of a GJK query.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[must_use = "an outcome may be Undetermined; match it"]
 pub enum GjkOutcome<R: Real> {
     /// Certified apart (`bounds.lower > 0`): distance, closest points, normal.
     Separated(Separation<R>),
     /// The bodies intersect or touch within tolerance: the origin lies in
     /// (or within `tolerance · scale` of) the CSO. The terminal simplex (1 to
     /// 4 points) is what [`super::epa`] starts from.
-    Intersecting(Simplex<R>),
+    Penetrating(Simplex<R>),
     /// Could not decide: the reason and the distance bounds reached.
     Undetermined {
         /// Why.
@@ -69,10 +70,10 @@ pub enum GjkOutcome<R: Real> {
 
 impl<R: Real> GjkOutcome<R> {
     /// `Some(true)` intersecting, `Some(false)` separated, `None` undetermined.
-    pub fn is_intersecting(&self) -> Option<bool> {
+    pub fn is_penetrating(&self) -> Option<bool> {
         match self {
             GjkOutcome::Separated(_) => Some(false),
-            GjkOutcome::Intersecting(_) => Some(true),
+            GjkOutcome::Penetrating(_) => Some(true),
             GjkOutcome::Undetermined { .. } => None,
         }
     }
@@ -81,7 +82,7 @@ impl<R: Real> GjkOutcome<R> {
 /// Distance and closest points between `a` and `b`.
 ///
 /// `cache` is read for the warm start and updated with the final direction,
-/// the hints and the iteration count. Use a fresh [`GjkCache::default`] for a
+/// the hints and the iteration count. Use a fresh [`GjkWarmStart::default`] for a
 /// cold start.
 ///
 /// ```
@@ -90,13 +91,13 @@ impl<R: Real> GjkOutcome<R> {
 /// let a = Placed::new(Sphere::new(1.0_f64).unwrap(), Pose::identity());
 /// let b = Placed::new(Sphere::new(0.5_f64).unwrap(),
 ///     Pose::from_parts(Translation3::new(0.0, 3.0, 0.0), Default::default()));
-/// let mut cache = GjkCache::default();
+/// let mut cache = GjkWarmStart::default();
 /// let GjkOutcome::Separated(s) = gjk::distance(&a, &b, &Budget::default(), &mut cache) else { panic!() };
 /// assert!((s.distance - 1.5).abs() < 1e-9);
 /// assert!(s.bounds.lower > 0.0 && s.bounds.contains(1.5));
 /// assert!((s.witness.normal - Vector3::y()).norm() < 1e-6);
 /// ```
-pub fn distance<R, A, B>(a: &A, b: &B, budget: &Budget<R>, cache: &mut GjkCache<R>) -> GjkOutcome<R>
+pub fn distance<R, A, B>(a: &A, b: &B, budget: &Budget<R>, cache: &mut GjkWarmStart<R>) -> GjkOutcome<R>
 where
     R: Real,
     A: SupportMap<R> + ?Sized,
@@ -117,10 +118,10 @@ where
 /// let a = Placed::new(Cuboid::new(Vector3::new(1.0_f32, 1.0, 1.0)).unwrap(), Pose::identity());
 /// let b = Placed::new(Capsule::new(1.0_f32, 0.5).unwrap(),
 ///     Pose::from_parts(Translation3::new(1.4, 0.0, 0.0), Default::default()));
-/// let hit = gjk::intersect(&a, &b, &Budget::default(), &mut GjkCache::default());
-/// assert_eq!(hit.is_intersecting(), Some(true));
+/// let hit = gjk::intersect(&a, &b, &Budget::default(), &mut GjkWarmStart::default());
+/// assert_eq!(hit.is_penetrating(), Some(true));
 /// ```
-pub fn intersect<R, A, B>(a: &A, b: &B, budget: &Budget<R>, cache: &mut GjkCache<R>) -> GjkOutcome<R>
+pub fn intersect<R, A, B>(a: &A, b: &B, budget: &Budget<R>, cache: &mut GjkWarmStart<R>) -> GjkOutcome<R>
 where
     R: Real,
     A: SupportMap<R> + ?Sized,
@@ -138,7 +139,7 @@ pub(super) fn run<R, A, B>(
     a: &A,
     b: &B,
     budget: &Budget<R>,
-    cache: &mut GjkCache<R>,
+    cache: &mut GjkWarmStart<R>,
     early_exit: bool,
     to_world: &Vec3<R>,
 ) -> GjkOutcome<R>
@@ -187,7 +188,7 @@ where
         if !(bounds.upper > eps) {
             // The origin is within tolerance of the CSO: contact.
             simplex.move_by(to_world);
-            outcome = Some(GjkOutcome::Intersecting(simplex));
+            outcome = Some(GjkOutcome::Penetrating(simplex));
             break;
         }
         let p = cso.support_point(&-v);
@@ -216,7 +217,7 @@ where
         simplex.push(p);
         if simplex.reduce() {
             simplex.move_by(to_world);
-            outcome = Some(GjkOutcome::Intersecting(simplex));
+            outcome = Some(GjkOutcome::Penetrating(simplex));
             break;
         }
         v = simplex.closest();
@@ -268,7 +269,7 @@ fn conclude<R: Real>(
     } else if !(bounds.upper > eps) {
         let mut simplex = *simplex;
         simplex.move_by(to_world);
-        GjkOutcome::Intersecting(simplex)
+        GjkOutcome::Penetrating(simplex)
     } else {
         let lower = crate::math::min(bounds.lower, bounds.upper);
         GjkOutcome::Undetermined { reason: Undetermined::Degenerate, bounds: Bounds { lower, upper: bounds.upper } }

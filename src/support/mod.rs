@@ -7,6 +7,6 @@ pub mod epa;
 mod frame;
 pub mod gjk;
 pub mod mpr;
-pub mod simplex;
+mod simplex;
 
 pub use simplex::Simplex;

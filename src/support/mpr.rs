@@ -146,6 +146,7 @@ use crate::shape::{Cso, CsoPoint, SupportMap};
 /// The answer of an MPR query.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[must_use = "an outcome may be Undetermined; match it"]
 pub enum MprOutcome<R: Real> {
     /// Certified apart: every CSO point `x` satisfies `axis·x ≤ −lower_bound`,
     /// i.e. `axis·a + lower_bound ≤ axis·b` for every `a` in A and `b` in B.
@@ -173,7 +174,7 @@ pub enum MprOutcome<R: Real> {
 
 impl<R: Real> MprOutcome<R> {
     /// `Some(true)` penetrating, `Some(false)` separated, `None` undetermined.
-    pub fn is_intersecting(&self) -> Option<bool> {
+    pub fn is_penetrating(&self) -> Option<bool> {
         match self {
             MprOutcome::Separated { .. } => Some(false),
             MprOutcome::Penetrating(_) => Some(true),
@@ -197,7 +198,7 @@ impl<R: Real> MprOutcome<R> {
 /// let a = Placed::new(Cuboid::new(Vector3::new(1.0_f32, 1.0, 1.0)).unwrap(), Pose::identity());
 /// let b = Placed::new(Capsule::new(1.0_f32, 0.5).unwrap(),
 ///     Pose::from_parts(Translation3::new(1.4, 0.0, 0.0), Default::default()));
-/// assert_eq!(mpr::intersect(&a, &b, &Budget::default()).is_intersecting(), Some(true));
+/// assert_eq!(mpr::intersect(&a, &b, &Budget::default()).is_penetrating(), Some(true));
 ///
 /// let c = Placed::new(Sphere::new(0.5_f32).unwrap(),
 ///     Pose::from_parts(Translation3::new(0.0, 2.0, 0.0), Default::default()));
@@ -485,7 +486,7 @@ impl<R: Real, S: SupportMap<R> + ?Sized> SupportMap<R> for Scaled<'_, R, S> {
         Pt3::from(self.body.support(dir).coords * self.factor)
     }
     #[inline]
-    fn support_hinted(&self, dir: &Vec3<R>, hint: &mut crate::shape::SupportHint) -> Pt3<R> {
+    fn support_hinted(&self, dir: &Vec3<R>, hint: &mut crate::shape::SupportWarmStart) -> Pt3<R> {
         Pt3::from(self.body.support_hinted(dir, hint).coords * self.factor)
     }
     #[inline]

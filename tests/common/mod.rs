@@ -2,7 +2,7 @@
 #![allow(dead_code)]
 
 use nalgebra::{Point3, Rotation3, Translation3, Unit, Vector3};
-use narrowphase::shape::Pose;
+use narrowphase::math::Pose;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

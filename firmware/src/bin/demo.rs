@@ -3,7 +3,7 @@
 //! query checked against a closed form computed in f64 on the target.
 //!
 //! - gripper box / ball: `gjk::distance` warm-started from the pair's own
-//!   `GjkCache` (and a cold query beside it), vs the exact box–sphere distance;
+//!   `GjkWarmStart` (and a cold query beside it), vs the exact box–sphere distance;
 //! - tool tip / link capsule: `contact` (margin path), vs the exact
 //!   point–segment distance minus the radii;
 //! - pusher box / table box (pressing in, axis-aligned): `contact` = GJK then
@@ -17,7 +17,7 @@
 //!   (`narrowphase::sdf`, `EllipsoidMethod::distance`) warm-started with the
 //!   declared motion, vs the exact distance (and the collision flag);
 //! - a superquadric fixture / an ellipsoid sliding along its x axis: the
-//!   closed-form Minkowski checker (`narrowphase::minkowski`, `Mode::Margin`),
+//!   closed-form Minkowski checker (`narrowphase::minkowski`, `Stop::Converged`),
 //!   whose margin (the scale of the centre ray at contact) is exactly
 //!   `x / (a₁ + e₁)` there by symmetry.
 //!
@@ -100,7 +100,7 @@ impl Pair {
 fn gjk_value(o: &GjkOutcome<f32>) -> Option<f32> {
     match o {
         GjkOutcome::Separated(s) => Some(s.distance),
-        GjkOutcome::Intersecting(_) => Some(0.0),
+        GjkOutcome::Penetrating(_) => Some(0.0),
         GjkOutcome::Undetermined { .. } => None,
     }
 }
@@ -155,7 +155,7 @@ fn run() -> bool {
         Pair::new("gripper/ball (SDF)"),
         Pair::new("superquadric/ellipsoid"),
     ];
-    let mut caches = [GjkCache::<f32>::default(); 5];
+    let mut caches = [GjkWarmStart::<f32>::default(); 5];
     let mut sdf_warm = EllipsoidWarmStart::<f32, 3>::default();
     let sdf_method = EllipsoidMethod::<f32>::distance();
     let mut last_gripper: Option<(V3, f64)> = None;
@@ -177,7 +177,7 @@ fn run() -> bool {
             let (a, b) = (Placed::new(gripper, g), Placed::new(ball, ball_at));
             let exact = truth::sphere_box(&ball_at.translation.vector.cast(), 0.05, &g, &half(&gripper));
             let warm = gjk::distance(&a, &b, &budget, &mut caches[0]);
-            let mut cold_cache = GjkCache::default();
+            let mut cold_cache = GjkWarmStart::default();
             let cold = gjk::distance(&a, &b, &budget, &mut cold_cache);
             p.warm_iterations += caches[0].iterations;
             p.cold_iterations += cold_cache.iterations;
@@ -235,8 +235,8 @@ fn run() -> bool {
                 }
                 None => p.fail(k, "contact undetermined"),
             }
-            let hit = gjk::intersect(&a, &b, &budget, &mut GjkCache::default());
-            if signed.abs() > tol_f32(1.0) && hit.is_intersecting() != Some(signed < 0.0) {
+            let hit = gjk::intersect(&a, &b, &budget, &mut GjkWarmStart::default());
+            if signed.abs() > tol_f32(1.0) && hit.is_penetrating() != Some(signed < 0.0) {
                 p.fail(k, "gjk::intersect disagrees with the closed form");
             }
             match mpr::penetration(&a, &b, &budget) {
@@ -276,7 +276,7 @@ fn run() -> bool {
                 MprOutcome::Undetermined { .. } => p.fail(k, "MPR undetermined"),
             }
             let hit = gjk::intersect(&a, &b, &budget, &mut caches[3]);
-            if exact.abs() > tol_f32(1.0) && hit.is_intersecting() != Some(exact < 0.0) {
+            if exact.abs() > tol_f32(1.0) && hit.is_penetrating() != Some(exact < 0.0) {
                 p.fail(k, "gjk::intersect disagrees with the closed form");
             }
             p.min_distance = p.min_distance.min(exact as f32);
@@ -299,7 +299,7 @@ fn run() -> bool {
             let bp = pose32(centre + n * height, &Rotation3::identity());
             let exact = n.dot(&(bp.translation.vector.cast::<f64>() - centre)) - 0.03;
             let o = gjk::distance(&Placed::new(poly, pp), &Placed::new(small, bp), &budget, &mut caches[4]);
-            let mut cold_cache = GjkCache::default();
+            let mut cold_cache = GjkWarmStart::default();
             let _ = gjk::distance(&Placed::new(poly, pp), &Placed::new(small, bp), &budget, &mut cold_cache);
             p.warm_iterations += caches[4].iterations;
             p.cold_iterations += cold_cache.iterations;
@@ -329,7 +329,7 @@ fn run() -> bool {
             last_gripper = Some((c, yaw));
             let exact = truth::sphere_box(&ball_at.translation.vector.cast(), 0.05, &g, &half(&gripper));
             let o = sdf_method.solve(&Placed::new(gripper, g), &Placed::new(ball, ball_at), &mut sdf_warm);
-            match (&o, o.is_colliding()) {
+            match (&o, o.is_penetrating()) {
                 (EllipsoidMethodOutcome::Separated(c), Some(false)) => {
                     p.check(k, "ellipsoid method distance", c.signed_distance(), exact, tol_f32(1.0));
                     p.min_distance = p.min_distance.min(c.signed_distance());
@@ -359,11 +359,11 @@ fn run() -> bool {
                 (pose32(V3::zeros(), &Rotation3::identity()), pose32(V3::new(x, 0.0, 0.0), &Rotation3::identity()));
             let x = slider.translation.vector.x as f64;
             let exact = x / (0.12 + 0.05);
-            let o = ellipsoid_superquadric(&sq, &fixture, &ell, &slider, &budget, Mode::Margin);
+            let o = ellipsoid_superquadric(&sq, &fixture, &ell, &slider, &budget, Stop::Converged);
             match &o {
-                MinkowskiOutcome::Separated(h) | MinkowskiOutcome::Colliding(h) => {
+                MinkowskiOutcome::Separated(h) | MinkowskiOutcome::Penetrating(h) => {
                     p.check(k, "superquadric margin", h.margin, exact, tol_f32(1.0));
-                    if libm::fabs(exact - 1.0) > tol_f32(1.0) && o.is_colliding() != Some(exact < 1.0) {
+                    if libm::fabs(exact - 1.0) > tol_f32(1.0) && o.is_penetrating() != Some(exact < 1.0) {
                         p.fail(k, "superquadric collision flag vs the closed form");
                     }
                     p.min_distance = p.min_distance.min(h.margin);

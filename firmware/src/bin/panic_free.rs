@@ -41,22 +41,22 @@ static mut EPA: DefaultEpa<f32> = DefaultEpa::new();
 #[inline(never)]
 fn queries<A: SupportMap<f32>, B: SupportMap<f32>>(a: &A, b: &B, epa: &mut DefaultEpa<f32>) -> u32 {
     let budget = black_box(Budget::<f32>::default());
-    let mut cache = black_box(GjkCache::default());
+    let mut cache = black_box(GjkWarmStart::default());
     let mut n = 0;
     let d = gjk::distance(a, b, &budget, &mut cache);
-    n += black_box(d.is_intersecting()).is_some() as u32;
+    n += black_box(d.is_penetrating()).is_some() as u32;
     let i = gjk::intersect(a, b, &budget, &mut cache);
-    n += black_box(i.is_intersecting()).is_some() as u32;
-    if let GjkOutcome::Intersecting(simplex) = d {
+    n += black_box(i.is_penetrating()).is_some() as u32;
+    if let GjkOutcome::Penetrating(simplex) = d {
         let simplex: Simplex<f32> = black_box(simplex);
-        n += black_box(epa.penetration(a, b, &simplex, &budget)).is_colliding().is_some() as u32;
-        n += black_box(epa::penetration(a, b, &simplex, &budget)).is_colliding().is_some() as u32;
+        n += black_box(epa.penetration(a, b, &simplex, &budget)).is_penetrating().is_some() as u32;
+        n += black_box(epa::penetration(a, b, &simplex, &budget)).is_penetrating().is_some() as u32;
         let mut small = Epa::<f32, 12, 20>::new();
-        n += black_box(small.penetration(a, b, &simplex, &budget)).is_colliding().is_some() as u32;
+        n += black_box(small.penetration(a, b, &simplex, &budget)).is_penetrating().is_some() as u32;
     }
-    n += black_box(contact(a, b, &budget, &mut cache)).is_colliding().is_some() as u32;
-    n += black_box(mpr::intersect(a, b, &budget)).is_intersecting().is_some() as u32;
-    n += black_box(mpr::penetration(a, b, &budget)).is_intersecting().is_some() as u32;
+    n += black_box(contact(a, b, &budget, &mut cache)).is_penetrating().is_some() as u32;
+    n += black_box(mpr::intersect(a, b, &budget)).is_penetrating().is_some() as u32;
+    n += black_box(mpr::penetration(a, b, &budget)).is_penetrating().is_some() as u32;
     n
 }
 
@@ -68,9 +68,9 @@ fn sdf_queries<A: Sdf<f32, 3>, B: Sdf<f32, 3>>(a: &A, b: &B) -> u32 {
     let mut n = 0;
     for method in [EllipsoidMethod::<f32>::collision(), EllipsoidMethod::<f32>::distance()] {
         let method = black_box(method);
-        n += black_box(method.solve(a, b, &mut warm)).is_colliding().is_some() as u32;
+        n += black_box(method.solve(a, b, &mut warm)).is_penetrating().is_some() as u32;
         warm.moved(black_box(0.01));
-        n += black_box(method.solve(a, b, &mut warm)).is_colliding().is_some() as u32;
+        n += black_box(method.solve(a, b, &mut warm)).is_penetrating().is_some() as u32;
     }
     n
 }
@@ -120,14 +120,14 @@ fn main() -> ! {
         // The closed-form Minkowski checkers.
         if let Ok(sq) = Superquadric::new(v(x), black_box(0.6), black_box(0.8)) {
             n += sdf_queries(&Placed::new(sq, pose(x)), &pb);
-            for mode in [Mode::Decide, Mode::Margin] {
+            for mode in [Stop::Decided, Stop::Converged] {
                 let o = ellipsoid_superquadric(&sq, &pose(x), &e, &pose(-x), &black_box(Budget::default()), mode);
-                n += black_box(o).is_colliding().is_some() as u32;
+                n += black_box(o).is_penetrating().is_some() as u32;
             }
         }
         // The algebraic ellipsoid condition (its 4x4 determinant is in closed
         // form since nalgebra's LU kept a panic branch).
-        n += black_box(ellipsoids(&e, &pose(x), &e, &pose(-x))).is_colliding().is_some() as u32;
+        n += black_box(ellipsoids(&e, &pose(x), &e, &pose(-x))).is_penetrating().is_some() as u32;
         // Dynamic dispatch, as a scene of mixed bodies would use it.
         let dyn_a: &dyn SupportMap<f32> = black_box(&ps);
         let dyn_b: &dyn SupportMap<f32> = black_box(&pb);

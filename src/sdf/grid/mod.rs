@@ -56,9 +56,11 @@
 mod half;
 
 #[cfg(feature = "f16")]
+#[cfg_attr(docsrs, doc(cfg(feature = "f16")))]
 pub use half::F16;
 
 use super::{Aabb, Ball, Sdf, SdfAccuracy, SdfSample};
+use crate::error::GridError;
 use crate::math::{finite_vec, is_nan, max, min, norm, normalize, Real, Vec3};
 use nalgebra::Vector4;
 
@@ -102,46 +104,13 @@ impl GridValue for f64 {
     }
 }
 
-/// Why a grid or a layout was refused.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum GridError {
-    /// An axis has fewer than 2 samples (zero or one: no cell to
-    /// interpolate in).
-    TooFewSamples,
-    /// The number of samples (or of stored values) overflows `usize`, or an
-    /// axis has more than [`MAX_SAMPLES_PER_AXIS`] samples.
-    TooManySamples,
-    /// The spacing is NaN, infinite, not positive, or too small for the
-    /// coordinates to tell neighbouring samples apart (below
-    /// `64·ε·max|coordinate|`).
-    BadSpacing,
-    /// The origin has a NaN or infinite coordinate.
-    NonFiniteOrigin,
-    /// The far corner `origin + spacing·(dims − 1)` overflows.
-    NonFiniteBounds,
-    /// The slice does not hold exactly the values the layout needs.
-    LengthMismatch {
-        /// Values the layout needs (samples, or 4 × samples for first order).
-        expected: usize,
-        /// Values the slice holds.
-        found: usize,
-    },
-    /// A stored value (or, in a builder, the SDF's value or gradient once
-    /// converted to the storage type, e.g. beyond `F16::MAX`) is NaN or
-    /// infinite, or (in a grid) beyond the kernel's extent `sqrt(MAX)/1e3`.
-    NonFiniteValue {
-        /// Position of the first such value in the slice.
-        index: usize,
-    },
-}
-
 /// `nx × ny × nz` samples at `origin + spacing·(i, j, k)`: cubic cells,
 /// at least 2 samples per axis, x fastest in memory (see the
 /// [module docs](self)).
 ///
 /// ```
-/// use narrowphase::sdf::grid::{GridError, GridLayout};
+/// use narrowphase::sdf::grid::GridLayout;
+/// use narrowphase::error::GridError;
 /// use nalgebra::Vector3;
 /// let l = GridLayout::new([3, 5, 2], Vector3::new(-1.0_f32, -1.0, 0.0), 0.5).unwrap();
 /// assert_eq!(l.samples(), 30);
@@ -247,7 +216,8 @@ impl<R: Real> GridLayout<R> {
     /// ([`GridError::TooManySamples`]), and those of [`new`](Self::new).
     ///
     /// ```
-    /// use narrowphase::sdf::{grid::GridLayout, Aabb};
+    /// use narrowphase::sdf::Aabb;
+    /// use narrowphase::sdf::grid::GridLayout;
     /// use nalgebra::Vector3;
     /// let b = Aabb::new(Vector3::new(-1.0_f64, -0.5, 0.0), Vector3::new(1.0, 0.5, 0.0)).unwrap();
     /// let l = GridLayout::covering(&b, 0.25).unwrap();
@@ -742,7 +712,8 @@ impl<R: Real, T: GridValue> Sdf<R, 3> for FirstOrderGrid<'_, R, T> {
 /// written).
 ///
 /// ```
-/// use narrowphase::sdf::grid::{fill_zeroth, GridError, GridLayout};
+/// use narrowphase::sdf::grid::{fill_zeroth, GridLayout};
+/// use narrowphase::error::GridError;
 /// use narrowphase::shape::Sphere;
 /// use nalgebra::Vector3;
 /// let layout = GridLayout::new([4, 4, 4], Vector3::repeat(-1.5_f64), 1.0).unwrap();

@@ -1,8 +1,8 @@
 //! Axis-aligned box with half-extents `h`. Support: `(sgn(vx)hx, sgn(vy)hy, sgn(vz)hz)`.
 
 use super::{check_sizes, Bounded, SupportMap};
+use crate::error::ShapeError;
 use crate::math::{norm, sgn, Pt3, Real, Vec3};
-use crate::query::ShapeError;
 
 /// A box centred at the origin, given by its half-extents.
 ///
