@@ -485,7 +485,7 @@ fn relative_frame<R: Real, const D: usize>(
     }
     // Rotations within 1e3·ε of orthonormal (as `sdf::Transformed` asks):
     // a pose built from a quaternion whose norm underflowed is not one, and
-    // its normals are not unit (fuzz finding: length 1.0017).
+    // its normals are not unit (for example length 1.0017).
     let tol = R::EPSILON * R::lit(1.0e3);
     let orthonormal = |r: &SMatrix<R, D, D>| (r.tr_mul(r) - SMatrix::<R, D, D>::identity()).abs().max() < tol;
     if !orthonormal(r1) || !orthonormal(r2) {

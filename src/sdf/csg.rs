@@ -1,6 +1,8 @@
-//! Constructive solid geometry on SDFs: union, intersection, difference and
-//! the polynomial smooth union (Krayer et al. Eq. 6–7; Liu et al. §3 use the
-//! same operators through interval arithmetic, [`super::interval_sdf`]).
+//! Constructive solid geometry on SDFs: union, intersection and difference
+//! (`min`/`max`, Krayer et al. Eq. 6–7; Liu et al. §3 use the same operators
+//! through interval arithmetic, [`IntervalSdf`](super::IntervalSdf)), and the
+//! polynomial smooth union, which neither paper uses (it rounds the crease
+//! of a union for bodies modelled that way).
 //!
 //! The results are general (non-convex) bodies for the octree, gradient and
 //! particle methods. Their SDFs are exact only where the table says:
@@ -244,7 +246,7 @@ pub(crate) fn smooth_min<R: Real>(a: R, b: R, k: R) -> (R, R) {
         t
     };
     // Outside the blend band the minimum itself: `b + (a − b)·1` would lose
-    // `a` entirely when |b| ≫ |a| (fuzz finding: an f32 smooth union with
+    // `a` entirely when |b| ≫ |a| (for example an f32 smooth union with
     // one operand 1.4e34 away gave 0 for −970). Inside it |a − b| < k.
     if h >= R::ONE {
         (a, h)

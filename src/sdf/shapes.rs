@@ -107,7 +107,7 @@ fn box_sdf<R: Real, const D: usize>(b: &SVector<R, D>, x: &SVector<R, D>) -> Sdf
     for i in 0..D {
         let q = x[i].abs_() - b[i];
         // A NaN coordinate fails both comparisons below and would be skipped
-        // (a NaN point answered -b, "inside": fuzz finding): NaN in, NaN out.
+        // (a NaN point must not answer -b, "inside"): NaN in, NaN out.
         if is_nan(q) {
             return sample(q, SVector::zeros());
         }
@@ -623,7 +623,7 @@ impl<S, R: Real, const D: usize> Transformed<S, R, D> {
     /// The scale's limits keep the local point `Qᵀ(x − t)/s` finite wherever
     /// `|x − t| ≤ MAX·min_extent` (≈3.7e22 in f32, 2.7e157 in f64), so for
     /// every `x` and `t` within `max_extent`. Without them the division
-    /// overflows (fuzz finding: a scale of 4e-317 made `(x − t)/s` infinite
+    /// overflows (for example a scale of 4e-317 made `(x − t)/s` infinite
     /// at every point farther than `s·MAX ≈ 7e-9` from `t`, and a halfspace
     /// then answered `n·(∞, −∞, ∞) = NaN` at finite points).
     pub fn new(shape: S, rotation: SMatrix<R, D, D>, scale: R, translation: SVector<R, D>) -> Result<Self, ShapeError> {

@@ -63,7 +63,7 @@ impl<R: Real> Sdf<R, 3> for Torus<R> {
         }
         let (gx, gy) = if rho > R::ZERO {
             // (x/ρ, y/ρ) is a unit vector: divide by ρ first, so that a
-            // subnormal ρ cannot overflow the factor (fuzz finding).
+            // subnormal ρ cannot overflow the factor.
             let radial = q.x / d;
             (x.x / rho * radial, x.y / rho * radial)
         } else {

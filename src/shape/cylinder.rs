@@ -46,7 +46,7 @@ pub(crate) fn disc_support<R: Real>(dir: &Vec3<R>, radius: R) -> (R, R) {
         let k = radius / Real::sqrt(s2);
         return (dir.x * k, dir.y * k);
     }
-    // Huge or tiny: `s2` overflowed or underflowed (fuzz finding: along
+    // Huge or tiny: `s2` overflowed or underflowed (for example along
     // (−1.3e28, 0, 0) in f32 the disc's support was its centre, so a cone's
     // "supporting" halfspace cut the cone). Divide by the larger component
     // first; zero or non-finite: the centre.

@@ -30,7 +30,7 @@ use crate::math::{max, norm, Pt3, Real, Vec3};
 pub const MAX_VERTICES: usize = u16::MAX as usize;
 
 /// From this many vertices on, [`Polytope::support`] climbs the adjacency
-/// graph instead of scanning every vertex. Measured (see the README): per
+/// graph instead of scanning every vertex. Measured (docs/benchmarks.md, polytope support): per
 /// support call with a hint a few degrees old, climbing wins from ~16
 /// vertices, with jumps like GJK's first iterations from ~40, from a cold
 /// hint from ~128; inside GJK on the 50-point protocol hulls the scan was

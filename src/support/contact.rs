@@ -32,7 +32,7 @@ use crate::shape::{Core, Cso, Relative, SupportMap};
 /// positive, else `−∞`).
 ///
 /// **EPA's budget.** EPA runs on a workspace on the stack
-/// ([`DefaultEpa`], 7.6 KiB, in f32; [`WideEpa`], 24 KiB, in f64) with
+/// ([`DefaultEpa`], 7.4 KiB, in f32; [`WideEpa`], 23.3 KiB, in f64) with
 /// twice the budget's iterations, within the workspace's room, to the
 /// relative tolerance `max(tolerance, DEPTH_TOLERANCE)`: EPA converges
 /// linearly on curved bodies, and `1000·ε` of f64 is out of its reach.
@@ -85,7 +85,7 @@ where
 }
 
 /// [`contact`] with a caller-owned EPA workspace: nothing large on the
-/// stack (a [`DefaultEpa`] is 7.6 KB in f32, 12 KB in f64), so a firmware
+/// stack (a [`DefaultEpa`] is 7.4 KiB in f32, 11.9 KiB in f64), so a firmware
 /// task can keep one in a `static` and pass it every tick. EPA runs at
 /// most [`Epa::MAX_ITERATIONS`] iterations, the workspace's room, whatever
 /// the budget: a larger cap is clamped to it, and a run the clamp stops is
@@ -132,7 +132,7 @@ trait Workspace<R: Real> {
         B: SupportMap<R> + ?Sized;
 }
 
-/// A [`DefaultEpa`] on the stack, built when EPA runs (zeroing 7.6 KB
+/// A [`DefaultEpa`] on the stack, built when EPA runs (zeroing 7.4 KiB
 /// would cost the margin path more than its GJK).
 struct OnStack;
 

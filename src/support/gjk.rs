@@ -239,7 +239,7 @@ where
 }
 
 /// The rounding of a support value at coordinates of size `scale`: a lower
-/// bound at or below it proves nothing (fuzz finding: a cone resting exactly
+/// bound at or below it proves nothing (for example a cone resting exactly
 /// on a ball — distance 0 — got a "certified" lower bound of 1.4e-14 from a
 /// support point 2.8e-14 off, and a warm query answered `Separated` where the
 /// cold one answered contact).
@@ -255,7 +255,7 @@ fn rounding<R: Real>(scale: R) -> R {
 /// Below it nothing rules contact out: contact when the distance is within
 /// the tolerance (`eps`), else undetermined, never "separated" — with the
 /// lower bound clamped to the upper one, as both are within rounding and
-/// may cross by ulps (fuzz finding: 6.2e-15 above 3.1e-15).
+/// may cross by ulps (for example 6.2e-15 above 3.1e-15).
 fn conclude<R: Real>(
     simplex: &Simplex<R>,
     v: Vec3<R>,

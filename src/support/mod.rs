@@ -1,4 +1,5 @@
-//! Bodies seen through their support functions (gjk-epa-support-mappings.txt):
+//! Bodies seen through their support functions (Jovanoski, *The
+//! Gilbert–Johnson–Keerthi (GJK) Algorithm*, Univ. Salzburg 2008):
 //! GJK for distance and intersection, EPA for penetration depth, MPR for a
 //! fast intersection test with penetration along the centre direction.
 

@@ -85,8 +85,8 @@
 //! **Needles.** On a long thin CSO (a needle of aspect `k = L/w`) the
 //! centre ray grazes the surface and every portal spans the needle: points
 //! `L` long and `w` apart. There the plain side tests `det(v0, a, b)` (triple
-//! products) and portal normals lose their sign in the rounding (campaign
-//! finding: points 1e10 long and 100 wide, a false `Penetrating` 29 apart).
+//! products) and portal normals lose their sign in the rounding (for
+//! example points 1e10 long and 100 wide, a false `Penetrating` 29 apart).
 //! Every proof of penetration is therefore checked with a robust form of the
 //! same tests (on the parts of `a`, `b` orthogonal to the ray, and portal
 //! normals from the two shortest edges: rounding `ε·L`-sized, not `ε·L²/w`),
@@ -98,10 +98,8 @@
 //! vectors projected orthogonally to the longest one: a portal through a
 //! needle's two ends and its middle has no short edge, and a normal from
 //! its edges put the origin 233 inside a portal it was 54 outside of.
-//! Cost on the M4F, box–box, median instructions: `intersect` 1 731 → 2 518
-//! (+45 %), `penetration` 3 281 → 4 302 (+31 %); most of it is the code
-//! layout that the second solver instance forces, not the checks
-//! themselves (stack 888 → 776 bytes). The witness points interpolate such a portal: its barycentric
+//! What the robust checks cost on the M4F and the host is measured in
+//! docs/benchmarks.md. The witness points interpolate such a portal: its barycentric
 //! coordinates are uncertain by `ε·k` (the coordinates' rounding `ε·L` across
 //! a width `w`), so the witnesses are uncertain along the needle by up to
 //! `ε·k·L`: measured up to `2.4e-6·L` in f64 (aspects to 1e10: 1.3e4 on a
@@ -401,7 +399,7 @@ where
 
 /// Whether coordinates of size `scale` keep MPR's products in range: its
 /// triple products and `|n|²` of portal normals are of degree 3 and 4 in the
-/// coordinates (fuzz finding: a false `Penetrating` 1.7e109 apart in f64,
+/// coordinates (for example a false `Penetrating` 1.7e109 apart in f64,
 /// where `max_extent` allows 1.3e151), so `scale⁴` (with room for sums)
 /// must neither overflow nor leave the normal range.
 fn in_product_range<R: Real>(scale: R) -> bool {
@@ -411,7 +409,7 @@ fn in_product_range<R: Real>(scale: R) -> bool {
 
 /// Whether `scale` is a size the shapes accept (`min_extent ..= max_extent`):
 /// there the power of two of [`run_scaled`] and its inverse are finite and
-/// nonzero in both precisions (fuzz smoke finding: a subnormal scale in f32
+/// nonzero in both precisions (for example a subnormal scale in f32
 /// made the factor infinite and the bounds NaN). Beyond, MPR runs unscaled.
 #[inline]
 fn within_extent<R: Real>(scale: R) -> bool {
@@ -501,8 +499,8 @@ impl<R: Real, S: SupportMap<R> + ?Sized> SupportMap<R> for Scaled<'_, R, S> {
 ///
 /// Plain, the triple product rounds by `ε·|v0|·|a|·|b|`. On a needle-like
 /// CSO all three vectors are nearly parallel and that is more than the
-/// determinant itself: points 1e10 long but 100 wide lost its sign (campaign
-/// finding: a false `Penetrating` 29 apart). Robust, it is computed on the
+/// determinant itself: points 1e10 long but 100 wide lost its sign (for
+/// example a false `Penetrating` 29 apart). Robust, it is computed on the
 /// parts of `a` and `b` orthogonal to the ray (subtracting multiples of `v0`
 /// from a column leaves the determinant unchanged), which carry errors of
 /// `ε·|a|`, `ε·|b|`: a relative error of `ε·L/w` on a needle of length `L`
@@ -569,7 +567,7 @@ impl<R: Real, const ROBUST: bool> Ray<R, ROBUST> {
     /// not the ray, passed through it). A portal normal would not do: the
     /// plane through a needle's two ends and its middle is uncertain by
     /// `ε·L/w` in its tilt, which over the length `L` is more than the
-    /// distances it decides (fuzz finding: a normal from two edges 1.6e11
+    /// distances it decides (for example a normal from two edges 1.6e11
     /// long put the origin 233 inside a portal it was 54 outside of).
     #[inline(never)]
     fn crossing(&self, [q1, q2, q3]: &[CsoPoint<R>; 3]) -> Option<R> {
@@ -808,7 +806,7 @@ where
     let point_a = Pt3::from(q1.a.coords * l1 + q2.a.coords * l2 + q3.a.coords * l3);
     let point_b = Pt3::from(q1.b.coords * l1 + q2.b.coords * l2 + q3.b.coords * l3);
     if !(finite_vec(&point_a.coords) && finite_vec(&point_b.coords)) {
-        // `n·n` overflows for bodies beyond ~1e77 (campaign finding: NaN
+        // `n·n` overflows for bodies beyond ~1e77 (for example NaN
         // witness points at 3.2e82); a determined answer never carries NaN.
         return Err(MprOutcome::Undetermined { reason: Undetermined::NonFinite, bounds: Bounds::unknown() });
     }

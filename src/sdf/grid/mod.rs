@@ -196,7 +196,7 @@ impl<R: Real> GridLayout<R> {
         }
         let scale = origin.iter().chain(far.iter()).fold(R::ZERO, |m, c| max(m, c.abs_()));
         // Within the kernel's extent (as shape sizes): beyond it the
-        // evaluation's products overflow (fuzz finding: f32 spacing 4.5e24).
+        // evaluation's products overflow (for example f32 spacing 4.5e24).
         if !(scale <= crate::shape::max_extent::<R>()) {
             return Err(GridError::NonFiniteBounds);
         }
@@ -360,7 +360,7 @@ fn clamp_unit<R: Real>(g: Vec3<R>) -> Vec3<R> {
 
 /// Scans a slice for NaN, infinities and values beyond the kernel's extent
 /// (`sqrt(MAX)/1e3`, as for shape sizes: the interpolation's products of
-/// such values overflow — fuzz finding, a stored 9e307 gave NaN).
+/// such values overflow — a stored 9e307 gave NaN).
 fn check_values<R: Real, T: GridValue>(values: &[T]) -> Result<(), GridError> {
     let limit = crate::shape::max_extent::<R>();
     match values.iter().position(|v| !(v.to_real::<R>().abs_() <= limit)) {
