@@ -155,3 +155,8 @@ fn _defmt_format_is_implemented() {
     for_real::<f32>();
     for_real::<f64>();
 }
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
