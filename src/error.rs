@@ -20,11 +20,17 @@ use std::string::String;
 pub enum ShapeError {
     /// A parameter was NaN or infinite.
     NonFinite,
-    /// A size (radius, half-extent, height) was zero or negative.
+    /// A size (radius, half-extent, height) was zero or negative (also: an
+    /// inverted interval or box, a zero normal; each constructor's
+    /// `# Errors` section says when).
     NonPositiveSize,
-    /// Sizes so far apart that f32/f64 cannot represent the shape
-    /// (ratio of the largest to the smallest dimension above
-    /// [`MAX_ASPECT`](crate::shape::MAX_ASPECT)).
+    /// Sizes the scalar type cannot resolve: one outside
+    /// [`min_extent`](crate::shape::min_extent)`..=`[`max_extent`](crate::shape::max_extent),
+    /// or the largest more than [`MAX_ASPECT`](crate::shape::MAX_ASPECT)` / ε`
+    /// times the smallest (`ε` the machine epsilon of the scalar type). Some
+    /// constructors also use it for proportions out of range in another way
+    /// (a nearly singular linear map, a torus without a hole); each one's
+    /// `# Errors` section says when.
     BadAspect,
     /// A polytope failed validation; see the reason.
     Polytope(PolytopeError),
@@ -33,9 +39,11 @@ pub enum ShapeError {
     /// reflection (a scale or shear belongs in an
     /// [`Affine`](crate::shape::Affine) image).
     NotARotation,
-    /// A shape exponent outside its admissible range (superquadric and
-    /// superellipse exponents must lie in the open interval `(0, 2)` for the
-    /// body to be convex).
+    /// A shape exponent outside its admissible range: superquadric and
+    /// superellipse exponents must lie in
+    /// `[MIN_EXPONENT, 2 − MIN_EXPONENT]` (see
+    /// [`MIN_EXPONENT`](crate::shape::MIN_EXPONENT)), inside the interval
+    /// `(0, 2)` where the body is convex.
     BadExponent,
 }
 
@@ -61,8 +69,9 @@ impl core::error::Error for ShapeError {}
 pub enum PolytopeError {
     /// Fewer than 4 vertices or 4 faces, or more than [`MAX_VERTICES`](crate::shape::MAX_VERTICES).
     BadCount,
-    /// An offsets array has the wrong length or is not non-decreasing, or an
-    /// index points outside its array.
+    /// An offsets array has the wrong length, does not start at 0, is not
+    /// non-decreasing or does not end at the length of the array it indexes,
+    /// or an index points outside its array.
     BadIndex,
     /// A vertex or plane has a NaN or infinite coordinate.
     NonFinite,
@@ -70,8 +79,9 @@ pub enum PolytopeError {
     BadNormal,
     /// Two vertices coincide (closer than the tolerance).
     DuplicateVertex,
-    /// A face has fewer than 3 vertices, a loop vertex is off its plane, or
-    /// the loop runs clockwise seen from outside (against its normal).
+    /// A face has fewer than 3 vertices, a loop vertex is off its plane or
+    /// appears twice in the loop, or the loop runs clockwise seen from
+    /// outside (against its normal).
     BadFace,
     /// A vertex lies outside a face plane by more than the tolerance.
     NotConvex,
@@ -128,9 +138,13 @@ pub enum GridError {
     /// coordinates to tell neighbouring samples apart (below
     /// `64·ε·max|coordinate|`).
     BadSpacing,
-    /// The origin has a NaN or infinite coordinate.
+    /// The origin has a NaN or infinite coordinate (for
+    /// [`GridLayout::covering`](crate::sdf::grid::GridLayout::covering): the
+    /// box has a NaN, infinite or inverted bound).
     NonFiniteOrigin,
-    /// The far corner `origin + spacing·(dims − 1)` overflows.
+    /// The far corner `origin + spacing·(dims − 1)` overflows, or a
+    /// coordinate of the grid box lies beyond the kernel's extent
+    /// `sqrt(MAX)/1e3` ([`max_extent`](crate::shape::max_extent)).
     NonFiniteBounds,
     /// The slice does not hold exactly the values the layout needs.
     LengthMismatch {
@@ -172,8 +186,10 @@ impl core::error::Error for GridError {}
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub enum GradientError {
-    /// [`GradientParams::check`](crate::sdf::gradient::GradientParams::check) failed: a step, tolerance or merge radius
-    /// that is NaN, infinite, or not positive.
+    /// [`GradientParams::check`](crate::sdf::gradient::GradientParams::check) failed: a step or tolerance
+    /// that is NaN, infinite or not positive, or a merge radius that is NaN,
+    /// infinite or negative. Also a `reach` or `boundary` of
+    /// [`protrusion_points`](crate::sdf::gradient::protrusion_points) out of range.
     InvalidParams,
     /// A box with a NaN or inverted bound.
     InvalidBox(ShapeError),

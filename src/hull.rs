@@ -47,6 +47,8 @@
 //! offsets of [`PolytopeData`] cap a triangulated hull at about 10 900
 //! vertices (`2E ≤ 65 535`), see [`HullError::TooManyVertices`].
 //!
+//! # Examples
+//!
 //! ```
 //! use narrowphase::hull::quickhull;
 //! use narrowphase::shape::{SupportWarmStart, SupportMap};
@@ -134,7 +136,23 @@ impl<R: Real> OwnedPolytope<R> {
     /// Validates the arrays and wraps them in a [`Polytope`].
     ///
     /// # Errors
-    /// Never fails for the output of [`quickhull`], which ran the same check.
+    ///
+    /// Those of [`Polytope::new`] ([`ShapeError::Polytope`]); never for the
+    /// output of [`quickhull`], which ran the same check before returning it.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use narrowphase::hull::quickhull;
+    /// use narrowphase::shape::SupportMap;
+    /// use nalgebra::{Point3, Vector3};
+    /// let pts = [[0.0_f64, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.1, 0.1, 0.1]]
+    ///     .map(|[x, y, z]| Point3::new(x, y, z));
+    /// let hull = quickhull(&pts).unwrap();
+    /// let tetra = hull.polytope().unwrap();
+    /// assert_eq!(tetra.vertex_count(), 4); // the interior point is dropped
+    /// assert_eq!(tetra.support(&Vector3::new(1.0, 2.0, 3.0)), Point3::new(0.0, 0.0, 1.0));
+    /// ```
     pub fn polytope(&self) -> Result<Polytope<'_, R>, ShapeError> {
         Polytope::new(self.data())
     }
@@ -158,6 +176,8 @@ impl<R: Real> OwnedPolytope<R> {
     ///
     /// `name` is upper-cased; characters other than ASCII letters, digits and
     /// `_` become `_`. Floats are printed so that they read back bit-exact.
+    ///
+    /// # Examples
     ///
     /// ```
     /// use narrowphase::hull::quickhull;
@@ -269,9 +289,28 @@ struct Tol {
 /// validated arrays. See the [module docs](self) for the guarantees and the
 /// tolerances.
 ///
-/// # Errors
 /// Never panics; every input it cannot turn into a solid hull gives a
-/// [`HullError`]:
+/// [`HullError`].
+///
+/// # Errors
+///
+/// - [`HullError::TooFewPoints`] for fewer than 4 points;
+/// - [`HullError::TooManyVertices`] for more than `u32::MAX` points, or a
+///   hull whose vertices, faces, loops or adjacency lists do not fit the
+///   `u16` indices and offsets of [`PolytopeData`];
+/// - [`HullError::NonFinite`] if a coordinate is NaN or infinite;
+/// - [`HullError::TooLarge`] if a coordinate exceeds [`max_extent`] of `R`;
+/// - [`HullError::Degenerate`] if the cloud has no volume at the builder's
+///   resolution: coincident, collinear or coplanar points (within the
+///   resolution), or a bounding-box diagonal below [`min_extent`];
+/// - [`HullError::Numerical`] if the floating-point construction became
+///   inconsistent (not expected for finite input);
+/// - [`HullError::Invalid`] if the result failed [`Polytope::new`] (not
+///   expected; [`PolytopeError::NotACorner`] also when vertices that are
+///   corners only within rounding were still found after every round of
+///   dropping them).
+///
+/// # Examples
 ///
 /// ```
 /// use narrowphase::hull::quickhull;

@@ -27,7 +27,9 @@
 //! pose): same formulas,
 //! f32. A grid's values are copied once into one storage buffer (a vec4 per
 //! sample: one load per cell corner). Zeroth-order and F16 grids, CSG and
-//! the k-deepest / thinning rules stay on the CPU for now.
+//! the k-deepest / thinning rules stay on the CPU.
+//!
+//! # Examples
 //!
 //! ```no_run
 //! use narrowphase::gpu::{GpuParticles, GpuShape};
@@ -225,6 +227,23 @@ fn read_u32(b: &[u8], at: usize) -> u32 {
 impl GpuParticles {
     /// Opens the first adapter wgpu offers (high performance preferred;
     /// Mesa's lavapipe on a machine without a GPU) and builds the pipeline.
+    ///
+    /// # Errors
+    ///
+    /// - [`GpuError::NoAdapter`] if no wgpu backend is compiled for this
+    ///   platform or no adapter is found (not even a software one);
+    /// - [`GpuError::Device`] if the adapter refuses a device with its own
+    ///   limits.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), narrowphase::error::GpuError> {
+    /// let gpu = narrowphase::gpu::GpuParticles::new().await?;
+    /// assert!(!gpu.adapter_info().is_empty());
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn new() -> Result<Self, GpuError> {
         if wgpu::Instance::enabled_backend_features().is_empty() {
             return Err(GpuError::NoAdapter("no wgpu backend compiled for this platform".into()));
@@ -327,6 +346,18 @@ impl GpuParticles {
     }
 
     /// [`new`](Self::new), blocking the calling thread.
+    ///
+    /// # Errors
+    ///
+    /// As [`new`](Self::new): [`GpuError::NoAdapter`] or [`GpuError::Device`].
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// let gpu = narrowphase::gpu::GpuParticles::new_blocking()?;
+    /// println!("running on {}", gpu.adapter_info());
+    /// # Ok::<(), narrowphase::error::GpuError>(())
+    /// ```
     pub fn new_blocking() -> Result<Self, GpuError> {
         block_on(Self::new())
     }
@@ -343,6 +374,8 @@ impl GpuParticles {
     /// a single pair with more contacts than fit is
     /// [`GpuError::LimitExceeded`]. Returns the cap in force.
     ///
+    /// # Examples
+    ///
     /// ```no_run
     /// let mut gpu = narrowphase::gpu::GpuParticles::new_blocking()?;
     /// assert_eq!(gpu.limit_contact_buffer(48 << 20), 48 << 20); // 1 M contacts a batch
@@ -356,6 +389,24 @@ impl GpuParticles {
     /// The shapes, once (or whenever they change); pairs name them by index
     /// and every frame gives one pose per shape. Grid values are copied
     /// (to the GPU, and a host copy for [`placed`](Self::placed)).
+    ///
+    /// # Errors
+    ///
+    /// [`GpuError::LimitExceeded`] if the shape records or the grid values
+    /// need a buffer beyond the adapter's storage-buffer limit; the shapes
+    /// uploaded before stay in force then.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use narrowphase::gpu::{GpuParticles, GpuShape};
+    /// use narrowphase::prelude::*;
+    /// let mut gpu = GpuParticles::new_blocking()?;
+    /// let ball = GpuShape::Sphere(Sphere::new(0.5).unwrap());
+    /// gpu.upload_shapes(&[ball, GpuShape::Torus(Torus::new(2.0, 0.5).unwrap())])?;
+    /// assert_eq!(gpu.placed(&[Pose::identity(), Pose::identity()]).len(), 2);
+    /// # Ok::<(), narrowphase::error::GpuError>(())
+    /// ```
     pub fn upload_shapes(&mut self, shapes: &[GpuShape<'_>]) -> Result<(), GpuError> {
         let store = ShapeStore::new(shapes);
         let (bytes, grid_bytes) = (store.shape_bytes(), store.grid_bytes());
@@ -465,8 +516,49 @@ impl GpuParticles {
 
     /// The contacts of one frame: `poses[i]` places shape `i`; each pair
     /// `(a, b)` runs the particle method with `params` (resolution, steps,
-    /// `ε`; `thinning` is ignored on the GPU). Awaiting it polls the device
-    /// (wgpu's native backends call back only from a poll).
+    /// `ε`; `thinning` is not applied on the GPU, though an invalid one is
+    /// still refused). Awaiting it polls the device (wgpu's native backends
+    /// call back only from a poll).
+    ///
+    /// # Errors
+    ///
+    /// Checked before anything runs on the GPU, unless said otherwise:
+    /// - [`GpuError::BadIndex`] if `poses` does not hold one pose per
+    ///   uploaded shape (`index` is then `poses.len()`), or a pair names a
+    ///   shape that was not uploaded;
+    /// - [`GpuError::NonFinitePose`] with the first pose that has a NaN or
+    ///   infinite entry;
+    /// - [`GpuError::Particles`] if a pair's particle set cannot be built, as
+    ///   [`pair_setup`] refuses it on the CPU (a bad `params`, including a
+    ///   `thinning` that is `Some` of a value that is not finite and
+    ///   positive; a region that is not finite; too many particles);
+    /// - [`GpuError::LimitExceeded`] if the frame has more than `u32::MAX / 2`
+    ///   particles, needs more workgroups than one dispatch allows, or a
+    ///   buffer beyond the adapter's storage-buffer limit; after the count
+    ///   pass, also if a single pair has more contacts than the contact
+    ///   buffer holds ([`limit_contact_buffer`](Self::limit_contact_buffer));
+    /// - [`GpuError::Readback`] if reading the counts or the contacts back
+    ///   fails.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use narrowphase::gpu::{GpuParticles, GpuShape};
+    /// use narrowphase::prelude::*;
+    /// use narrowphase::sdf::particles::ParticleParams;
+    /// use nalgebra::{Translation3, Vector3};
+    /// # async fn run() -> Result<(), narrowphase::error::GpuError> {
+    /// let mut gpu = GpuParticles::new().await?;
+    /// gpu.upload_shapes(&[GpuShape::Cuboid(Cuboid::new(Vector3::new(1.0, 1.0, 1.0)).unwrap()),
+    ///     GpuShape::Sphere(Sphere::new(1.0).unwrap())])?;
+    /// // The ball sunk 0.2 into the top of the cube: every contact at most 0.2 deep.
+    /// let poses = [Pose::identity(), Pose::from_parts(Translation3::new(0.0, 0.0, 1.8), Default::default())];
+    /// let frame = gpu.contacts(&poses, &[(0, 1)], &ParticleParams::default()).await?;
+    /// assert!(!frame.pair(0).is_empty());
+    /// assert!(frame.pair(0).iter().all(|c| c.depth >= -0.2 - 1e-3));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn contacts(
         &mut self,
         poses: &[Pose<f32>],
@@ -474,15 +566,7 @@ impl GpuParticles {
         params: &ParticleParams<f32>,
     ) -> Result<FrameContacts, GpuError> {
         let n_shapes = self.cpu_shapes.len() as u32;
-        if poses.len() != self.cpu_shapes.len() {
-            return Err(GpuError::BadIndex { index: poses.len() as u32, shapes: n_shapes });
-        }
-        for (i, p) in poses.iter().enumerate() {
-            let m = p.to_homogeneous();
-            if !m.iter().all(|v| v.is_finite()) {
-                return Err(GpuError::NonFinitePose(i as u32));
-            }
-        }
+        self.check_poses(poses)?;
         let placed = self.placed(poses);
         // Per pair: the CPU's particle set.
         let (mut pair_bytes, mut ends) = (Vec::with_capacity(pairs.len() * 64), Vec::with_capacity(pairs.len()));
@@ -611,6 +695,42 @@ impl GpuParticles {
     }
 
     /// [`contacts`](Self::contacts), blocking the calling thread.
+    ///
+    /// # Errors
+    ///
+    /// As [`contacts`](Self::contacts):
+    /// Checked before anything runs on the GPU, unless said otherwise:
+    /// - [`GpuError::BadIndex`] if `poses` does not hold one pose per
+    ///   uploaded shape (`index` is then `poses.len()`), or a pair names a
+    ///   shape that was not uploaded;
+    /// - [`GpuError::NonFinitePose`] with the first pose that has a NaN or
+    ///   infinite entry;
+    /// - [`GpuError::Particles`] if a pair's particle set cannot be built, as
+    ///   [`pair_setup`] refuses it on the CPU (a bad `params`, including a
+    ///   `thinning` that is `Some` of a value that is not finite and
+    ///   positive; a region that is not finite; too many particles);
+    /// - [`GpuError::LimitExceeded`] if the frame has more than `u32::MAX / 2`
+    ///   particles, needs more workgroups than one dispatch allows, or a
+    ///   buffer beyond the adapter's storage-buffer limit; after the count
+    ///   pass, also if a single pair has more contacts than the contact
+    ///   buffer holds ([`limit_contact_buffer`](Self::limit_contact_buffer));
+    /// - [`GpuError::Readback`] if reading the counts or the contacts back
+    ///   fails.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use narrowphase::gpu::{GpuParticles, GpuShape};
+    /// use narrowphase::error::GpuError;
+    /// use narrowphase::prelude::*;
+    /// use narrowphase::sdf::particles::ParticleParams;
+    /// let mut gpu = GpuParticles::new_blocking()?;
+    /// gpu.upload_shapes(&[GpuShape::Sphere(Sphere::new(1.0).unwrap())])?;
+    /// // One shape uploaded, two poses given.
+    /// let err = gpu.contacts_blocking(&[Pose::identity(); 2], &[], &ParticleParams::default()).unwrap_err();
+    /// assert_eq!(err, GpuError::BadIndex { index: 2, shapes: 1 });
+    /// # Ok::<(), GpuError>(())
+    /// ```
     pub fn contacts_blocking(
         &mut self,
         poses: &[Pose<f32>],
@@ -624,6 +744,30 @@ impl GpuParticles {
     /// the value and gradient of the uploaded shape `shape` placed at
     /// `poses[shape]` (the twin tests compare them with the CPU's
     /// [`placed`](Self::placed) shapes).
+    ///
+    /// # Errors
+    ///
+    /// - [`GpuError::BadIndex`] if `poses` does not hold one pose per
+    ///   uploaded shape (`index` is then `poses.len()`), or a point names a
+    ///   shape that was not uploaded;
+    /// - [`GpuError::NonFinitePose`] with the first pose that has a NaN or
+    ///   infinite entry;
+    /// - [`GpuError::LimitExceeded`] if the points need a buffer beyond the
+    ///   adapter's storage-buffer limit;
+    /// - [`GpuError::Readback`] if reading the samples back fails.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use narrowphase::gpu::{GpuParticles, GpuShape};
+    /// use narrowphase::prelude::*;
+    /// use nalgebra::Vector3;
+    /// let mut gpu = GpuParticles::new_blocking()?;
+    /// gpu.upload_shapes(&[GpuShape::Sphere(Sphere::new(1.0).unwrap())])?;
+    /// let s = gpu.probe_blocking(&[Pose::identity()], &[(0, Vector3::new(3.0, 0.0, 0.0))])?;
+    /// assert!((s[0].value - 2.0).abs() < 1e-6);
+    /// # Ok::<(), narrowphase::error::GpuError>(())
+    /// ```
     pub fn probe_blocking(
         &mut self,
         poses: &[Pose<f32>],
@@ -632,14 +776,24 @@ impl GpuParticles {
         block_on(self.probe(poses, points))
     }
 
+    /// One pose per uploaded shape, each finite (`BadIndex` carries the
+    /// pose count when it differs from the shape count).
+    fn check_poses(&self, poses: &[Pose<f32>]) -> Result<(), GpuError> {
+        if poses.len() != self.cpu_shapes.len() {
+            return Err(GpuError::BadIndex { index: poses.len() as u32, shapes: self.cpu_shapes.len() as u32 });
+        }
+        match poses.iter().position(|p| !p.to_homogeneous().iter().all(|v| v.is_finite())) {
+            Some(i) => Err(GpuError::NonFinitePose(i as u32)),
+            None => Ok(()),
+        }
+    }
+
     async fn probe(
         &mut self,
         poses: &[Pose<f32>],
         points: &[(u32, Vec3<f32>)],
     ) -> Result<Vec<SdfSample<f32, 3>>, GpuError> {
-        if poses.len() != self.cpu_shapes.len() {
-            return Err(GpuError::BadIndex { index: poses.len() as u32, shapes: self.cpu_shapes.len() as u32 });
-        }
+        self.check_poses(poses)?;
         let pose_bytes = encode_poses(poses);
         let mut probe_bytes = Vec::with_capacity(points.len() * 16);
         for (s, x) in points {

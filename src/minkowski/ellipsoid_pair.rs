@@ -96,6 +96,8 @@ impl<R: Real> AlgebraicOutcome<R> {
 /// Ellipsoid–ellipsoid separation by the sign of the quartic `det(λA + B)`
 /// on `λ > 0`.
 ///
+/// # Examples
+///
 /// ```
 /// use narrowphase::minkowski::ellipsoid_pair::ellipsoids;
 /// use narrowphase::prelude::*;
@@ -120,6 +122,8 @@ pub fn ellipsoids<R: Real>(
 
 /// The monic characteristic polynomial `P(λ) ∝ det(λA + B)` of two
 /// ellipsoids, coefficients from `λ⁰` to `λ⁴` (`None` for non-finite input).
+///
+/// # Examples
 ///
 /// ```
 /// use narrowphase::minkowski::ellipsoid_pair::ellipsoid_polynomial;
@@ -163,8 +167,8 @@ pub fn ellipsoid_polynomial<R: Real>(
 /// (`e·s − cᵀ adj(Q) c = tr(adj Q [c]ₓᵀ[c]ₓ)`, `adj Q = adj N adj Nᵀ`).
 /// Every piece is a product or a sum of squares of accurately known
 /// numbers: `N c = Λ(1/b) R g`, `[c]ₓ adj N = Λ(a)·[g]ₓ adj R·Λ(b)/Πb` and
-/// `det N = det R · Π a/b` carry no `1/a` (the old `det(λI + DB)` expansion
-/// cancelled terms of size `|c|⁴|Q|²` down to `det Q`, percents off in f32
+/// `det N = det R · Π a/b` carry no `1/a` (expanding `det(λI + DB)` instead
+/// cancels terms of size `|c|⁴|Q|²` down to `det Q`, percents off in f32
 /// for a thin A). What is left are the three subtractions, whose error is
 /// a few ε of the magnitudes returned with the coefficients.
 #[allow(clippy::type_complexity)]
@@ -237,6 +241,8 @@ fn cofactor<R: Real>(m: &Matrix3<R>) -> Matrix3<R> {
 
 /// Ellipse–ellipse separation by the sign of the cubic `det(λA + B)` on
 /// `λ > 0`.
+///
+/// # Examples
 ///
 /// ```
 /// use narrowphase::minkowski::{ellipsoid_pair::ellipses};

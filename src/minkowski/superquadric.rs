@@ -507,6 +507,8 @@ fn relative_frame<R: Real, const D: usize>(
 /// caps the root finder's evaluations and sets the relative tolerance on the
 /// residual (the sine of the angle between `x_eb` and `p₀`).
 ///
+/// # Examples
+///
 /// ```
 /// use narrowphase::minkowski::superquadric::ellipsoid_superquadric;
 /// use narrowphase::query::Stop;
@@ -861,6 +863,8 @@ fn angle2<R: Real>(pb: &Problem<R, 2>, ev: &Eval<R, 2>) -> (R, R) {
 
 /// Exact collision test of an ellipse and a superellipse (Algorithm 1, 2D,
 /// Eq. 15): see [`ellipsoid_superquadric`].
+///
+/// # Examples
 ///
 /// ```
 /// use narrowphase::minkowski::superquadric::ellipse_superellipse;

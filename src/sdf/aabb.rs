@@ -10,6 +10,8 @@ use nalgebra::SVector;
 /// The box `min ≤ x ≤ max` (componentwise). Bounds may be infinite (the box
 /// of a halfspace); [`Aabb::new`] refuses NaN and inverted bounds.
 ///
+/// # Examples
+///
 /// ```
 /// use narrowphase::sdf::Aabb;
 /// use nalgebra::Vector3;
@@ -35,9 +37,25 @@ impl<R: Real + defmt::Format, const D: usize> defmt::Format for Aabb<R, D> {
 }
 
 impl<R: Real, const D: usize> Aabb<R, D> {
-    /// The box `min ≤ x ≤ max`: no NaN ([`ShapeError::NonFinite`]), and
-    /// `min ≤ max` on every axis ([`ShapeError::NonPositiveSize`]; a flat box
-    /// with `min = max` on an axis is accepted).
+    /// The box `min ≤ x ≤ max`. Infinite bounds are accepted, and so is a
+    /// flat box with `min = max` on an axis.
+    ///
+    /// # Errors
+    ///
+    /// Axis by axis, the first failure decides:
+    /// - [`ShapeError::NonFinite`] if a bound is NaN;
+    /// - [`ShapeError::NonPositiveSize`] if `min > max` (an inverted box).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use narrowphase::sdf::Aabb;
+    /// use narrowphase::error::ShapeError;
+    /// use nalgebra::Vector2;
+    /// let flat = Aabb::new(Vector2::new(0.0_f32, 1.0), Vector2::new(2.0, 1.0)).unwrap();
+    /// assert_eq!(flat.extent(), Vector2::new(2.0, 0.0));
+    /// assert_eq!(Aabb::new(Vector2::new(0.0_f32, 1.0), Vector2::new(2.0, 0.5)), Err(ShapeError::NonPositiveSize));
+    /// ```
     pub fn new(min: SVector<R, D>, max: SVector<R, D>) -> Result<Self, ShapeError> {
         let b = Self { min, max };
         b.check()?;
@@ -51,6 +69,21 @@ impl<R: Real, const D: usize> Aabb<R, D> {
     }
 
     /// The same checks as [`new`](Self::new), for a box built field by field.
+    ///
+    /// # Errors
+    ///
+    /// As [`new`](Self::new): [`ShapeError::NonFinite`] for a NaN bound,
+    /// [`ShapeError::NonPositiveSize`] for `min > max` on an axis.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use narrowphase::sdf::Aabb;
+    /// use narrowphase::error::ShapeError;
+    /// use nalgebra::Vector3;
+    /// let b = Aabb { min: Vector3::new(0.0_f64, 0.0, f64::NAN), max: Vector3::repeat(1.0) };
+    /// assert_eq!(b.check(), Err(ShapeError::NonFinite));
+    /// ```
     pub fn check(&self) -> Result<(), ShapeError> {
         for i in 0..D {
             let (lo, hi) = (self.min[i], self.max[i]);

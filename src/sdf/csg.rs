@@ -21,6 +21,8 @@ use nalgebra::SVector;
 
 /// The union `A ∪ B`.
 ///
+/// # Examples
+///
 /// ```
 /// use narrowphase::sdf::{Sdf, Transformed, Union};
 /// use narrowphase::shape::Sphere;
@@ -96,6 +98,21 @@ impl<A, B> Difference<A, B> {
 
 impl<A, B, R: Real> SmoothUnion<A, B, R> {
     /// The smooth union with blend radius `k` (finite, positive).
+    ///
+    /// # Errors
+    ///
+    /// - [`ShapeError::NonFinite`] if `k` is NaN or infinite;
+    /// - [`ShapeError::NonPositiveSize`] if it is zero or negative.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use narrowphase::prelude::*;
+    /// let blend = SmoothUnion::new(Sphere::new(1.0_f32).unwrap(), Torus::new(2.0, 0.5).unwrap(), 0.2).unwrap();
+    /// assert_eq!(blend.blend(), 0.2);
+    /// let sharp = SmoothUnion::new(Sphere::new(1.0_f32).unwrap(), Torus::new(2.0, 0.5).unwrap(), 0.0);
+    /// assert_eq!(sharp.err(), Some(ShapeError::NonPositiveSize));
+    /// ```
     pub fn new(a: A, b: B, k: R) -> Result<Self, ShapeError> {
         if !k.finite() {
             return Err(ShapeError::NonFinite);

@@ -62,14 +62,51 @@ impl<R: Real> EllipsoidMethod<R> {
     /// converges linearly — each step shrinks the ellipsoid's volume by at
     /// least `e^(−1/(2(n+1)))` — so the f64 machine-precision tolerance of
     /// GJK's default budget would cost hundreds of extra steps.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use narrowphase::prelude::*;
+    /// let b = EllipsoidMethod::<f32>::default_budget();
+    /// assert_eq!((b.max_iterations, b.tolerance), (500, 1000.0 * f32::EPSILON));
+    /// assert_eq!(EllipsoidMethod::<f64>::default_budget().tolerance, 1e-7);
+    /// ```
     pub fn default_budget() -> Budget<R> {
         Budget { max_iterations: 500, tolerance: max(R::EPSILON * R::lit(1000.0), R::lit(1.0e-7)) }
     }
     /// Collision detection: stop at the first certain sign.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use narrowphase::prelude::*;
+    /// use nalgebra::Translation3;
+    /// let ball = |x: f64| Placed::new(Sphere::new(1.0).unwrap(),
+    ///     Pose::from_parts(Translation3::new(x, 0.0, 0.0), Default::default()));
+    /// let m = EllipsoidMethod::collision();
+    /// assert_eq!(m.solve(&ball(0.0), &ball(1.5), &mut EllipsoidWarmStart::default()).is_penetrating(), Some(true));
+    /// assert_eq!(m.solve(&ball(0.0), &ball(2.5), &mut EllipsoidWarmStart::default()).is_penetrating(), Some(false));
+    /// ```
     pub fn collision() -> Self {
         Self { budget: Self::default_budget(), stop: Stop::Decided }
     }
     /// Distance (apart) or inscribed-ball depth (overlapping) to tolerance.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use narrowphase::prelude::*;
+    /// use nalgebra::Translation3;
+    /// let ball = |x: f64| Placed::new(Sphere::new(1.0).unwrap(),
+    ///     Pose::from_parts(Translation3::new(x, 0.0, 0.0), Default::default()));
+    /// let m = EllipsoidMethod::distance();
+    /// // Unit balls 3 apart: distance 1.
+    /// let apart = m.solve(&ball(0.0), &ball(3.0), &mut EllipsoidWarmStart::default());
+    /// assert!((apart.contact().unwrap().signed_distance() - 1.0).abs() < 1e-5);
+    /// // 1.5 apart: their lens is 0.5 wide, its inscribed ball has radius 0.25.
+    /// let deep = m.solve(&ball(0.0), &ball(1.5), &mut EllipsoidWarmStart::default());
+    /// assert!((deep.contact().unwrap().inscribed_radius() - 0.25).abs() < 1e-5);
+    /// ```
     pub fn distance() -> Self {
         Self { budget: Self::default_budget(), stop: Stop::Converged }
     }
@@ -286,6 +323,24 @@ impl<R: Real, const D: usize> EllipsoidWarmStart<R, D> {
     /// Declare that the bodies moved by at most `displacement` (summed over
     /// both) since the last query; accumulates until the next query. A
     /// negative or non-finite value forgets the state (cold start).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use narrowphase::prelude::*;
+    /// use nalgebra::Translation3;
+    /// let a = Placed::new(Sphere::new(1.0_f32).unwrap(), Pose::identity());
+    /// let at_3 = Pose::from_parts(Translation3::new(3.0, 0.0, 0.0), Default::default());
+    /// let b = Placed::new(Sphere::new(1.0).unwrap(), at_3);
+    /// let mut warm = EllipsoidWarmStart::default();
+    /// assert!(!warm.is_warm());
+    /// let _ = EllipsoidMethod::distance().solve(&a, &b, &mut warm);
+    /// assert!(warm.is_warm());
+    /// warm.moved(0.1); // still warm: the next query starts from the old answer
+    /// assert!(warm.is_warm());
+    /// warm.moved(f32::NAN); // unknown motion: cold start
+    /// assert!(!warm.is_warm());
+    /// ```
     pub fn moved(&mut self, displacement: R) {
         if displacement >= R::ZERO && displacement.finite() {
             self.motion += displacement;
@@ -378,6 +433,8 @@ impl<R: Real> EllipsoidMethod<R> {
     /// Runs the method on `a` and `b`; `warm` is read (when valid) and
     /// updated. See the module docs.
     ///
+    /// # Examples
+    ///
     /// ```
     /// use narrowphase::sdf::{Sdf, Transformed};
     /// use narrowphase::sdf::ellipsoid_method::{EllipsoidMethod, EllipsoidWarmStart};
@@ -417,6 +474,27 @@ impl<R: Real> EllipsoidMethod<R> {
 
     /// As [`solve`](Self::solve), with what the caller knows about the
     /// optimum's whereabouts (Propositions 3–4).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use narrowphase::prelude::*;
+    /// use narrowphase::sdf::ellipsoid_method::InitialRegion;
+    /// use nalgebra::{Translation3, Vector3};
+    /// let a = Placed::new(Sphere::new(1.0_f64).unwrap(), Pose::identity());
+    /// let at_3 = Pose::from_parts(Translation3::new(3.0, 0.0, 0.0), Default::default());
+    /// let b = Placed::new(Sphere::new(1.0).unwrap(), at_3);
+    /// // Known: A lies in x ≤ 1, B in x ≥ 2, and φ* ≤ 1 (e.g. from the last tick).
+    /// let known = InitialRegion {
+    ///     upper_bound: 1.0,
+    ///     halfspace_a: Some((Vector3::x(), 1.0)),
+    ///     halfspace_b: Some((-Vector3::x(), -2.0)),
+    /// };
+    /// let out = EllipsoidMethod::distance().solve_from(&a, &b, &mut EllipsoidWarmStart::default(), &known);
+    /// let c = out.contact().unwrap();
+    /// assert!((c.signed_distance() - 1.0).abs() < 1e-5);
+    /// assert!((c.normal - Vector3::x()).norm() < 1e-3); // from A towards B
+    /// ```
     pub fn solve_from<const D: usize, A, B>(
         &self,
         a: &A,

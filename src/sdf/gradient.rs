@@ -155,6 +155,8 @@ pub const MERGE_SAMPLES: u32 = 8;
 /// Step size, tolerance, caps and merge radius of the gradient methods;
 /// lengths relative to the scale (see the [module docs](self)).
 ///
+/// # Examples
+///
 /// ```
 /// use narrowphase::sdf::gradient::GradientParams;
 /// let p = GradientParams::<f32>::default();
@@ -205,9 +207,24 @@ impl<R: Real> Default for GradientParams<R> {
 }
 
 impl<R: Real> GradientParams<R> {
-    /// `step` and `tolerance` finite and positive, `merge` finite and not
-    /// negative ([`GradientError::InvalidParams`] otherwise). Zero
-    /// iterations are allowed: every descent then stops at its cap.
+    /// Checks that `step` and `tolerance` are finite and positive and
+    /// `merge` finite and not negative. Zero iterations are allowed: every
+    /// descent then stops at its cap.
+    ///
+    /// # Errors
+    ///
+    /// [`GradientError::InvalidParams`] when one of the three is out of
+    /// range.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use narrowphase::sdf::gradient::GradientParams;
+    /// use narrowphase::error::GradientError;
+    /// let p = GradientParams::<f64>::default();
+    /// assert_eq!(GradientParams { merge: 0.0, ..p }.check(), Ok(()));
+    /// assert_eq!(GradientParams { merge: -0.1, ..p }.check(), Err(GradientError::InvalidParams));
+    /// ```
     pub fn check(&self) -> Result<(), GradientError> {
         let ok = self.step.finite()
             && self.step > R::ZERO
@@ -808,6 +825,8 @@ fn central_gradient<R: Real, const D: usize, S: Sdf<R, D> + ?Sized>(sdf: &S, p: 
 /// lowers `φ_B` any more, or the cap. See [`IntersectionOutcome`]; a zero
 /// iteration cap still answers `Penetrating` for a start inside both.
 ///
+/// # Examples
+///
 /// ```
 /// use narrowphase::sdf::gradient::{intersection_test, GradientParams, IntersectionOutcome};
 /// use narrowphase::sdf::{Sdf, Transformed};
@@ -872,6 +891,8 @@ where
 /// normals and depths as in [`GradientContact`]. A start inside both gives
 /// `depth_a ≥ −φ_B(x_inside) > 0` and `depth_b ≥ −φ_A(x_inside) > 0`
 /// (monotone descent).
+///
+/// # Examples
 ///
 /// ```
 /// use narrowphase::sdf::gradient::{contact, GradientParams};
@@ -1019,8 +1040,18 @@ where
 /// counts them ([`GradientReport::dropped`]), never silently. Every run has
 /// the budget's cap, so the work is at most `points.len()·3·max_iterations`
 /// steps. Contacts cut by the cap are kept with `converged == false`.
+/// A non-finite detection point is skipped and counted in
+/// [`GradientReport::undetermined`].
 ///
-/// Errors: invalid parameters, and bodies without a finite scale.
+/// # Errors
+///
+/// Checked before any detection point is tried:
+/// - [`GradientError::InvalidParams`] if [`GradientParams::check`] fails;
+/// - [`GradientError::Unbounded`] if the pair has no finite scale: the
+///   bounding boxes meet in no region with a finite, non-zero diagonal, and
+///   neither box has one either (two unbounded bodies).
+///
+/// # Examples
 ///
 /// ```
 /// use narrowphase::sdf::gradient::{contacts, lattice_points, GradientContact, GradientParams};
@@ -1194,10 +1225,17 @@ impl<R: Real, const D: usize> Default for GradientContact<R, D> {
 /// of the two bounding boxes), written to `out[..n]`, `n` returned; first
 /// axis fastest.
 ///
-/// Errors: a NaN or inverted box ([`GradientError::InvalidBox`]), an
-/// infinite one ([`GradientError::Unbounded`]), `per_axis == 0`, or an
-/// `out` shorter than `per_axis^D` ([`GradientError::Capacity`]; nothing is
-/// written then).
+/// # Errors
+///
+/// In this order, the first failure decides; nothing is written then:
+/// - [`GradientError::InvalidBox`] if `region` has a NaN or inverted bound;
+/// - [`GradientError::Unbounded`] if it has an infinite bound or its extent
+///   overflows;
+/// - [`GradientError::ZeroPoints`] if `per_axis` is 0;
+/// - [`GradientError::Capacity`] if `out` holds fewer than `per_axis^D`
+///   points (`needed` is `usize::MAX` when that count overflows).
+///
+/// # Examples
 ///
 /// ```
 /// use narrowphase::sdf::gradient::lattice_points;
@@ -1265,11 +1303,23 @@ pub struct ProtrusionReport {
 /// notes, points just under convex parts of the surface. Transform them
 /// with the body when it moves (the body here is already placed).
 ///
-/// Errors: as [`lattice_points`] for the box and `per_axis`; a `reach` or
-/// `boundary` that is not finite, or `reach ≤ 0`, is
-/// [`GradientError::InvalidParams`]; more than [`MAX_PROTRUSION_SAMPLES`]
-/// samples is [`GradientError::TooManySamples`]. A full `out` is reported
-/// (`found > stored`), never silent.
+/// A full `out` is not an error: it is reported (`found > stored`), never
+/// silent.
+///
+/// # Errors
+///
+/// In this order, the first failure decides; nothing is evaluated then:
+/// - [`GradientError::InvalidBox`] if `region` has a NaN or inverted bound;
+/// - [`GradientError::Unbounded`] if it has an infinite bound or its extent
+///   overflows;
+/// - [`GradientError::ZeroPoints`] if `per_axis` is 0;
+/// - [`GradientError::InvalidParams`] if `reach` is NaN, infinite, zero or
+///   negative, or `boundary` is NaN or infinite;
+/// - [`GradientError::TooManySamples`] if `per_axis^D` exceeds
+///   [`MAX_PROTRUSION_SAMPLES`] (`requested` is `usize::MAX` when that count
+///   overflows).
+///
+/// # Examples
 ///
 /// ```
 /// use narrowphase::sdf::gradient::protrusion_points;

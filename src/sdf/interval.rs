@@ -22,6 +22,8 @@ use core::ops::{Add, Mul, Neg, Sub};
 
 /// A closed interval `[lo, hi]` of reals.
 ///
+/// # Examples
+///
 /// ```
 /// use narrowphase::sdf::interval::Interval;
 /// let x = Interval::new(-1.0_f32, 2.0).unwrap();
@@ -41,8 +43,24 @@ pub struct Interval<R> {
 }
 
 impl<R: Real> Interval<R> {
-    /// `[lo, hi]`: no NaN ([`ShapeError::NonFinite`]) and `lo ≤ hi`
-    /// ([`ShapeError::NonPositiveSize`]). Infinite bounds are allowed.
+    /// `[lo, hi]`. Infinite bounds are allowed; a point interval `lo = hi`
+    /// too.
+    ///
+    /// # Errors
+    ///
+    /// - [`ShapeError::NonFinite`] if a bound is NaN;
+    /// - [`ShapeError::NonPositiveSize`] if `lo > hi`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use narrowphase::sdf::interval::Interval;
+    /// use narrowphase::error::ShapeError;
+    /// let all = Interval::new(f64::NEG_INFINITY, f64::INFINITY).unwrap();
+    /// assert!(all.contains(1e300));
+    /// assert_eq!(Interval::new(1.0, 0.0), Err(ShapeError::NonPositiveSize));
+    /// assert_eq!(Interval::new(f64::NAN, 0.0), Err(ShapeError::NonFinite));
+    /// ```
     pub fn new(lo: R, hi: R) -> Result<Self, ShapeError> {
         if is_nan(lo) || is_nan(hi) {
             return Err(ShapeError::NonFinite);

@@ -31,6 +31,8 @@ use nalgebra::{SMatrix, SVector};
 
 /// An [`Sdf`] with an interval extension.
 ///
+/// # Examples
+///
 /// ```
 /// use narrowphase::sdf::interval::Interval;
 /// use narrowphase::sdf::IntervalSdf;

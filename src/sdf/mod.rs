@@ -115,6 +115,8 @@ impl<R: Real + defmt::Format, const D: usize> defmt::Format for Ball<R, D> {
 /// length at most 1, and never panic; for non-finite `x` anything
 /// non-panicking (the queries check their inputs).
 ///
+/// # Examples
+///
 /// ```
 /// use narrowphase::sdf::{Sdf, SdfAccuracy};
 /// use narrowphase::shape::Sphere;

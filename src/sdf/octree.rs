@@ -181,6 +181,15 @@ impl OctreeReport {
     };
 }
 
+/// `BadParams` for a depth beyond [`MAX_DEPTH`], an empty stack, or a
+/// dimension outside `1..=16`.
+fn check_params<const D: usize>(params: &OctreeParams, stack_len: usize) -> Result<(), OctreeError> {
+    if params.max_depth > MAX_DEPTH || stack_len == 0 || D == 0 || D > 16 {
+        return Err(OctreeError::BadParams);
+    }
+    Ok(())
+}
+
 /// The region where two bodies can meet: the intersection of their
 /// bounding boxes, `None` when the boxes do not meet (the bodies are then
 /// apart).
@@ -193,6 +202,19 @@ pub fn region<R: Real, const D: usize, A: IntervalSdf<R, D>, B: IntervalSdf<R, D
 /// Kept cells go to `out` in the order found (those that do not fit are
 /// counted in [`OctreeReport::overflow`]); `stack` is the traversal's
 /// working memory ([`required_stack`]).
+///
+/// # Errors
+///
+/// - [`OctreeError::BadRegion`] if a body's bounding box has a NaN or
+///   inverted bound, or the boxes meet in a region that is not finite (two
+///   bodies unbounded along the same axis);
+/// - [`OctreeError::BadParams`] if `params.max_depth` exceeds
+///   [`MAX_DEPTH`], `stack` is empty, or `D` is outside `1..=16`.
+///
+/// Parameters are checked before the boxes are compared: disjoint boxes
+/// with bad parameters are refused too.
+///
+/// # Examples
 ///
 /// ```
 /// use narrowphase::sdf::octree::{self, CellClass, KeptCell, OctreeParams, OctreeVerdict};
@@ -225,6 +247,9 @@ pub fn intersect<R: Real, const D: usize, A: IntervalSdf<R, D>, B: IntervalSdf<R
     if ba.check().is_err() || bb.check().is_err() {
         return Err(OctreeError::BadRegion);
     }
+    // Parameters are checked whether or not the boxes meet: a bad call is
+    // refused the same way for every pose.
+    check_params::<D>(params, stack.len())?;
     match ba.intersection(&bb) {
         Some(r) => intersect_in(a, b, &r, params, stack, out),
         None => Ok(OctreeReport::NOTHING),
@@ -233,6 +258,34 @@ pub fn intersect<R: Real, const D: usize, A: IntervalSdf<R, D>, B: IntervalSdf<R
 
 /// [`intersect`] over a given region (which must contain every common
 /// point of the bodies for a `Separated` verdict to mean anything).
+///
+/// # Errors
+///
+/// - [`OctreeError::BadRegion`] if `region` has a NaN, infinite or
+///   inverted bound;
+/// - [`OctreeError::BadParams`] if `params.max_depth` exceeds
+///   [`MAX_DEPTH`], `stack` is empty, or `D` is outside `1..=16`.
+///
+/// # Examples
+///
+/// ```
+/// use narrowphase::sdf::octree::{self, KeptCell, OctreeParams, OctreeVerdict};
+/// use narrowphase::sdf::{Aabb, Halfspace};
+/// use narrowphase::error::OctreeError;
+/// use nalgebra::Vector2;
+/// // Two half-planes, y ≤ 0 and y ≥ −1, meet in a strip; the unbounded boxes
+/// // need a region from the caller.
+/// let below = Halfspace::new(Vector2::new(0.0_f64, 1.0), 0.0).unwrap();
+/// let above = Halfspace::new(Vector2::new(0.0, -1.0), 1.0).unwrap();
+/// let region = Aabb::new(Vector2::new(-2.0, -2.0), Vector2::new(2.0, 2.0)).unwrap();
+/// let mut stack = [Default::default(); octree::required_stack(2, 6)];
+/// let mut out = [KeptCell::default(); 16];
+/// let params = OctreeParams::default();
+/// let rep = octree::intersect_in(&below, &above, &region, &params, &mut stack, &mut out).unwrap();
+/// assert_eq!(rep.verdict, OctreeVerdict::Penetrating);
+/// // Without a region they cannot start.
+/// assert_eq!(octree::intersect(&below, &above, &params, &mut stack, &mut out), Err(OctreeError::BadRegion));
+/// ```
 pub fn intersect_in<R: Real, const D: usize, A: IntervalSdf<R, D>, B: IntervalSdf<R, D>>(
     a: &A,
     b: &B,
@@ -244,9 +297,7 @@ pub fn intersect_in<R: Real, const D: usize, A: IntervalSdf<R, D>, B: IntervalSd
     if region.check().is_err() || !region.is_finite() {
         return Err(OctreeError::BadRegion);
     }
-    if params.max_depth > MAX_DEPTH || stack.is_empty() || D == 0 || D > 16 {
-        return Err(OctreeError::BadParams);
-    }
+    check_params::<D>(params, stack.len())?;
     let mut rep = OctreeReport::NOTHING;
     let mut keep = |rep: &mut OctreeReport, cell: Cell<R, D>, class: CellClass| match out.get_mut(rep.stored as usize) {
         Some(slot) => {

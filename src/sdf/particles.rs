@@ -43,6 +43,15 @@ pub const MAX_PARTICLES: u32 = 1 << 24;
 /// is divided equally among the longer sides (`r_i /= q^(1/(j−1))`). A flat
 /// side (extent 0) gets one sample; a box that is a point gets one particle.
 ///
+/// # Errors
+///
+/// - [`ParticleError::ZeroResolution`] if `n` is 0 (or `D = 0`);
+/// - [`ParticleError::BadRegion`] if an extent is NaN, infinite or negative;
+/// - [`ParticleError::TooManyParticles`] if `n^D`, or the product of the
+///   rounded resolutions, exceeds [`MAX_PARTICLES`].
+///
+/// # Examples
+///
 /// ```
 /// use narrowphase::sdf::particles::sample_resolution;
 /// use nalgebra::Vector3;
@@ -114,6 +123,14 @@ pub fn sample_resolution<R: Real, const D: usize>(extent: &SVector<R, D>, n: u32
 
 /// The number of particles of a resolution (`Π r_k`; `None` above
 /// [`MAX_PARTICLES`]).
+///
+/// # Examples
+///
+/// ```
+/// use narrowphase::sdf::particles::{particle_count, MAX_PARTICLES};
+/// assert_eq!(particle_count(&[4, 5, 6]), Some(120));
+/// assert_eq!(particle_count(&[MAX_PARTICLES, 2]), None);
+/// ```
 pub fn particle_count<const D: usize>(resolution: &[u32; D]) -> Option<u32> {
     let mut c: u32 = 1;
     for &r in resolution {
@@ -129,6 +146,8 @@ pub fn particle_count<const D: usize>(resolution: &[u32; D]) -> Option<u32> {
 /// The position of particle `i` of `region` split `resolution[k]` ways
 /// along axis `k`: the centre of its cell, x fastest. `None` when `i` is
 /// not below the particle count or a resolution is 0.
+///
+/// # Examples
 ///
 /// ```
 /// use narrowphase::sdf::{particles::particle_position, Aabb};
@@ -197,6 +216,8 @@ impl<R: Real + defmt::Format, const D: usize> defmt::Format for Projection<R, D>
 /// `p ← p − max(φ_A, φ_B)·g`, `g` the gradient of the larger SDF (Eq. 14),
 /// at most `max_steps` times; a hit when `max(φ_A, φ_B) < epsilon`. A NaN
 /// value is never a hit.
+///
+/// # Examples
 ///
 /// ```
 /// use narrowphase::sdf::particles::iterate_projection;
@@ -364,6 +385,37 @@ impl<R: Real + defmt::Format, const D: usize> defmt::Format for PairSetup<R, D> 
 
 /// The particle set of a pair ([`PairSetup`]); `Ok(None)` when the bounding
 /// boxes do not meet (no particle: the bodies are apart).
+///
+/// # Errors
+///
+/// In this order, the first failure decides:
+/// - [`ParticleError::BadParams`] if `params.max_steps` is 0,
+///   `params.epsilon` is NaN, infinite or negative, or `params.thinning` is
+///   `Some` of a value that is not finite and positive;
+/// - [`ParticleError::ZeroResolution`] if `params.resolution` is 0 (or
+///   `D = 0`);
+/// - [`ParticleError::BadRegion`] if a body's bounding box has a NaN or
+///   inverted bound, or the boxes meet in a region that is not finite (two
+///   bodies unbounded along the same axis) or whose diagonal overflows;
+/// - [`ParticleError::TooManyParticles`] if `Nⁿ`, or the rounded
+///   resolution's product, exceeds [`MAX_PARTICLES`].
+///
+/// # Examples
+///
+/// ```
+/// use narrowphase::sdf::particles::{pair_setup, ParticleParams};
+/// use narrowphase::shape::Cuboid;
+/// use narrowphase::sdf::Transformed;
+/// use nalgebra::{Matrix3, Vector3};
+/// // Two unit cubes overlapping in a 1 × 2 × 2 slab around x = 0.5.
+/// let cube = |x: f64| Transformed::new(Cuboid::new(Vector3::new(1.0, 1.0, 1.0)).unwrap(),
+///     Matrix3::identity(), 1.0, Vector3::new(x, 0.0, 0.0)).unwrap();
+/// let s = pair_setup(&cube(0.0), &cube(1.0), &ParticleParams::default()).unwrap().unwrap();
+/// assert_eq!((s.region.min.x, s.region.max.x), (0.0, 1.0));
+/// assert_eq!(s.count, s.resolution.iter().product::<u32>());
+/// assert!((s.epsilon - 1e-4 * 3.0).abs() < 1e-12); // ε times the diagonal, |(1, 2, 2)| = 3
+/// assert_eq!(pair_setup(&cube(0.0), &cube(3.0), &ParticleParams::default()), Ok(None));
+/// ```
 pub fn pair_setup<R: Real, const D: usize, A: Sdf<R, D> + ?Sized, B: Sdf<R, D> + ?Sized>(
     a: &A,
     b: &B,
@@ -406,6 +458,23 @@ pub fn pair_setup<R: Real, const D: usize, A: Sdf<R, D> + ?Sized, B: Sdf<R, D> +
 /// bounding boxes, projected onto the surface of `A ∩ B`; hits into `out`
 /// (the deepest kept when it is full; one per thinning cell with
 /// [`ParticleParams::thinning`]).
+///
+/// # Errors
+///
+/// Those of [`pair_setup`], checked before any particle is placed (disjoint
+/// bounding boxes are not an error: an empty report with no region):
+/// - [`ParticleError::BadParams`] if `params.max_steps` is 0,
+///   `params.epsilon` is NaN, infinite or negative, or `params.thinning` is
+///   `Some` of a value that is not finite and positive;
+/// - [`ParticleError::ZeroResolution`] if `params.resolution` is 0 (or
+///   `D = 0`);
+/// - [`ParticleError::BadRegion`] if a body's bounding box has a NaN or
+///   inverted bound, or the boxes meet in a region that is not finite (two
+///   bodies unbounded along the same axis) or whose diagonal overflows;
+/// - [`ParticleError::TooManyParticles`] if `Nⁿ`, or the rounded
+///   resolution's product, exceeds [`MAX_PARTICLES`].
+///
+/// # Examples
 ///
 /// ```
 /// use narrowphase::sdf::particles::{particle_contacts, ParticleContact, ParticleParams};

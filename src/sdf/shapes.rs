@@ -65,6 +65,8 @@ impl<R: Real, const D: usize> Sdf<R, D> for Sphere<R> {
 /// An axis-aligned box `|xᵢ| ≤ bᵢ` in `D` dimensions (a rectangle in 2D;
 /// [`Cuboid`] is the 3D shape of the support family and has the same SDF).
 ///
+/// # Examples
+///
 /// ```
 /// use narrowphase::sdf::{BoxN, Sdf};
 /// use nalgebra::Vector2;
@@ -86,6 +88,26 @@ impl<R: Real + defmt::Format, const D: usize> defmt::Format for BoxN<R, D> {
 
 impl<R: Real, const D: usize> BoxN<R, D> {
     /// A box with the given half-extents (finite, positive).
+    ///
+    /// # Errors
+    ///
+    /// The half-extents are checked in order and the first that fails decides:
+    /// - [`ShapeError::NonFinite`] if a half-extent is NaN or infinite;
+    /// - [`ShapeError::NonPositiveSize`] if it is zero or negative;
+    /// - [`ShapeError::BadAspect`] if it lies outside
+    ///   [`min_extent`](crate::shape::min_extent)`..=`[`max_extent`](crate::shape::max_extent) of `R`, or,
+    ///   all of them valid, the largest is more than
+    ///   [`MAX_ASPECT`](crate::shape::MAX_ASPECT)` / ε` times the smallest.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use narrowphase::sdf::BoxN;
+    /// use narrowphase::error::ShapeError;
+    /// use nalgebra::Vector2;
+    /// assert_eq!(BoxN::new(Vector2::new(2.0_f64, 1.0)).unwrap().half_extents(), Vector2::new(2.0, 1.0));
+    /// assert_eq!(BoxN::new(Vector2::new(2.0_f64, 0.0)), Err(ShapeError::NonPositiveSize));
+    /// ```
     pub fn new(half_extents: SVector<R, D>) -> Result<Self, ShapeError> {
         check_sizes(half_extents.as_slice())?;
         Ok(Self { half_extents })
@@ -266,6 +288,8 @@ impl<R: Real> Sdf<R, 3> for Cylinder<R> {
 /// A capped cone (frustum) along z: radius `r_bottom` at `z = −h`, `r_top` at
 /// `z = h` (one of them may be 0: a cone). [`Cone`] is the case `r_top = 0`.
 ///
+/// # Examples
+///
 /// ```
 /// use narrowphase::sdf::{CappedCone, Sdf};
 /// use nalgebra::Vector3;
@@ -287,6 +311,31 @@ pub struct CappedCone<R: Real> {
 impl<R: Real> CappedCone<R> {
     /// Half-height `h > 0` and the two end radii (finite, non-negative, at
     /// least one positive).
+    ///
+    /// # Errors
+    ///
+    /// - [`ShapeError::NonFinite`] if a radius or the half-height is NaN or
+    ///   infinite;
+    /// - [`ShapeError::NonPositiveSize`] if a radius is negative, both are
+    ///   zero, or the half-height is zero or negative;
+    /// - [`ShapeError::BadAspect`] if the half-height or the larger radius
+    ///   lies outside [`min_extent`](crate::shape::min_extent)`..=`[`max_extent`](crate::shape::max_extent)
+    ///   of `R`, or one of the two is more than
+    ///   [`MAX_ASPECT`](crate::shape::MAX_ASPECT)` / ε` times the other.
+    ///
+    /// The radii's finiteness and signs are checked first, then the
+    /// half-height, then the larger radius.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use narrowphase::sdf::CappedCone;
+    /// use narrowphase::error::ShapeError;
+    /// let cone = CappedCone::new(1.0_f32, 1.0, 0.0).unwrap(); // a sharp apex is fine
+    /// assert_eq!(cone.radii(), (1.0, 0.0));
+    /// assert_eq!(CappedCone::new(1.0_f32, 0.0, 0.0), Err(ShapeError::NonPositiveSize));
+    /// assert_eq!(CappedCone::new(1.0_f32, -1.0, 0.5), Err(ShapeError::NonPositiveSize));
+    /// ```
     pub fn new(half_height: R, r_bottom: R, r_top: R) -> Result<Self, ShapeError> {
         if !(r_bottom.finite() && r_top.finite()) {
             return Err(ShapeError::NonFinite);
@@ -422,6 +471,8 @@ impl<R: Real> Cone<R> {
 /// radius, which the ellipsoid method handles (the other body's ball bounds
 /// the search).
 ///
+/// # Examples
+///
 /// ```
 /// use narrowphase::sdf::{Halfspace, Sdf};
 /// use nalgebra::Vector3;
@@ -442,10 +493,29 @@ impl<R: Real + defmt::Format, const D: usize> defmt::Format for Halfspace<R, D> 
 }
 
 impl<R: Real, const D: usize> Halfspace<R, D> {
-    /// `normal · x ≤ offset`; `normal` is normalised (zero or non-finite is
-    /// an error).
+    /// `normal · x ≤ offset`; `normal` need not be unit length, it is
+    /// normalised (the offset is not rescaled: it is the distance from the
+    /// origin along the unit normal).
+    ///
+    /// # Errors
+    ///
+    /// - [`ShapeError::NonFinite`] if `offset` or a component of `normal` is
+    ///   NaN or infinite;
+    /// - [`ShapeError::NonPositiveSize`] if `normal` is zero (no direction).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use narrowphase::sdf::{Halfspace, Sdf};
+    /// use narrowphase::error::ShapeError;
+    /// use nalgebra::Vector2;
+    /// let wall = Halfspace::new(Vector2::new(3.0_f64, 4.0), 1.0).unwrap();
+    /// assert_eq!(wall.normal(), Vector2::new(0.6, 0.8));
+    /// assert!((wall.eval(&Vector2::new(3.0, 4.0)).value - 4.0).abs() < 1e-12); // 5 − 1
+    /// assert_eq!(Halfspace::new(Vector2::zeros(), 1.0_f64), Err(ShapeError::NonPositiveSize));
+    /// ```
     pub fn new(normal: SVector<R, D>, offset: R) -> Result<Self, ShapeError> {
-        if !offset.finite() {
+        if !(offset.finite() && normal.iter().all(|c| c.finite())) {
             return Err(ShapeError::NonFinite);
         }
         let normal = normalize(&normal).ok_or(ShapeError::NonPositiveSize)?;
@@ -584,6 +654,8 @@ fn tighter<R: Real, const D: usize>(a: Aabb<R, D>, b: Aabb<R, D>) -> Aabb<R, D> 
 /// `φ(x) = s·φ_S(Qᵀ(x − t)/s)` — exact for an exact `φ_S`, since a
 /// similarity scales every distance by `s`.
 ///
+/// # Examples
+///
 /// ```
 /// use narrowphase::sdf::{Sdf, Transformed};
 /// use narrowphase::shape::Sphere;
@@ -614,18 +686,44 @@ impl<S: defmt::Format, R: Real + defmt::Format, const D: usize> defmt::Format fo
 }
 
 impl<S, R: Real, const D: usize> Transformed<S, R, D> {
-    /// Validates `rotation` (orthonormal within `1e3·ε`; a reflection is
-    /// accepted too, distances do not change), `scale` (finite, positive,
-    /// and a size the shapes accept: within
-    /// [`min_extent`](crate::shape::min_extent)`..=`[`max_extent`](crate::shape::max_extent),
-    /// else [`ShapeError::BadAspect`]) and `translation` (finite).
+    /// `shape` under `x ↦ scale·rotation·x + translation`, after checking
+    /// the three: `rotation` orthonormal within `1e3·ε` (a reflection is
+    /// accepted too, distances do not change), `scale` finite, positive and a
+    /// size the shapes accept, `translation` finite.
     ///
     /// The scale's limits keep the local point `Qᵀ(x − t)/s` finite wherever
     /// `|x − t| ≤ MAX·min_extent` (≈3.7e22 in f32, 2.7e157 in f64), so for
     /// every `x` and `t` within `max_extent`. Without them the division
-    /// overflows (for example a scale of 4e-317 made `(x − t)/s` infinite
-    /// at every point farther than `s·MAX ≈ 7e-9` from `t`, and a halfspace
-    /// then answered `n·(∞, −∞, ∞) = NaN` at finite points).
+    /// overflows: with a scale of 4e-317, `(x − t)/s` is infinite at every
+    /// point farther than `s·MAX ≈ 7e-9` from `t`, and a halfspace would
+    /// answer `n·(∞, −∞, ∞) = NaN` at finite points.
+    ///
+    /// # Errors
+    ///
+    /// - [`ShapeError::NonFinite`] if an entry of `rotation` or
+    ///   `translation`, or `scale`, is NaN or infinite;
+    /// - [`ShapeError::NonPositiveSize`] if `scale` is zero or negative;
+    /// - [`ShapeError::BadAspect`] if `scale` lies outside
+    ///   [`min_extent`](crate::shape::min_extent)`..=`[`max_extent`](crate::shape::max_extent)
+    ///   of `R`;
+    /// - [`ShapeError::NotARotation`] if an entry of `QᵀQ − I` is `1e3·ε` or
+    ///   more in magnitude (`ε` the machine epsilon of `R`: a scaled or
+    ///   sheared `rotation`; the scale belongs in `scale`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use narrowphase::sdf::{Sdf, Transformed};
+    /// use narrowphase::shape::Sphere;
+    /// use narrowphase::error::ShapeError;
+    /// use nalgebra::{Matrix2, Vector2};
+    /// let unit = || Sphere::new(1.0_f64).unwrap();
+    /// let quarter = Matrix2::new(0.0, -1.0, 1.0, 0.0); // 90° turn
+    /// assert!(Transformed::new(unit(), quarter, 2.0, Vector2::new(1.0, 0.0)).is_ok());
+    /// let skew = Matrix2::new(1.0, 0.1, 0.0, 1.0);
+    /// assert_eq!(Transformed::new(unit(), skew, 1.0, Vector2::zeros()).err(), Some(ShapeError::NotARotation));
+    /// assert_eq!(Transformed::new(unit(), quarter, 0.0, Vector2::zeros()).err(), Some(ShapeError::NonPositiveSize));
+    /// ```
     pub fn new(shape: S, rotation: SMatrix<R, D, D>, scale: R, translation: SVector<R, D>) -> Result<Self, ShapeError> {
         if !(rotation.iter().all(|c| c.finite()) && translation.iter().all(|c| c.finite()) && scale.finite()) {
             return Err(ShapeError::NonFinite);
@@ -638,7 +736,7 @@ impl<S, R: Real, const D: usize> Transformed<S, R, D> {
         }
         let err = (rotation.transpose() * rotation - SMatrix::<R, D, D>::identity()).abs().max();
         if !(err < R::EPSILON * R::lit(1.0e3)) {
-            return Err(ShapeError::BadAspect);
+            return Err(ShapeError::NotARotation);
         }
         Ok(Self { shape, rotation, scale, translation })
     }

@@ -10,6 +10,8 @@ use nalgebra::Vector2;
 /// A torus about the z axis: the points within `minor` of the circle of
 /// radius `major` in the xy-plane (`major > minor`: a ring with a hole).
 ///
+/// # Examples
+///
 /// ```
 /// use narrowphase::sdf::{Sdf, Torus};
 /// use nalgebra::Vector3;
@@ -27,9 +29,27 @@ pub struct Torus<R: Real> {
 
 impl<R: Real> Torus<R> {
     /// A torus with core-circle radius `major` and tube radius `minor`
-    /// (finite, positive, `minor < major`; otherwise
-    /// [`ShapeError::BadAspect`]: a spindle torus has no hole and its SDF is
-    /// not this closed form).
+    /// (finite, positive, `minor < major`).
+    ///
+    /// # Errors
+    ///
+    /// `major` is checked first, then `minor`; the first failure decides:
+    /// - [`ShapeError::NonFinite`] if a radius is NaN or infinite;
+    /// - [`ShapeError::NonPositiveSize`] if it is zero or negative;
+    /// - [`ShapeError::BadAspect`] if it lies outside
+    ///   [`min_extent`](crate::shape::min_extent)`..=`[`max_extent`](crate::shape::max_extent)
+    ///   of `R`, if one radius is more than [`MAX_ASPECT`](crate::shape::MAX_ASPECT)` / ε`
+    ///   times the other, or if `minor ≥ major`: a spindle torus has no hole
+    ///   and its SDF is not this closed form.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use narrowphase::prelude::*;
+    /// let ring = Torus::new(2.0_f32, 0.5).unwrap();
+    /// assert_eq!((ring.major(), ring.minor()), (2.0, 0.5));
+    /// assert_eq!(Torus::new(1.0_f32, 1.0), Err(ShapeError::BadAspect)); // no hole
+    /// ```
     pub fn new(major: R, minor: R) -> Result<Self, ShapeError> {
         check_sizes(&[major, minor])?;
         if !(minor < major) {

@@ -7,6 +7,8 @@ use crate::math::{sgn, Pt3, Real, Vec3};
 
 /// A capsule along z: half-length `h` of the core segment, radius `r`.
 ///
+/// # Examples
+///
 /// ```
 /// use narrowphase::shape::{Capsule, SupportMap};
 /// use nalgebra::Vector3;
@@ -22,6 +24,28 @@ pub struct Capsule<R> {
 
 impl<R: Real> Capsule<R> {
     /// Half-length of the core segment and radius (both positive, finite).
+    ///
+    /// # Errors
+    ///
+    /// The half-length and the radius are checked in order and the first that fails decides:
+    /// - [`ShapeError::NonFinite`] if a size is NaN or infinite;
+    /// - [`ShapeError::NonPositiveSize`] if it is zero or negative;
+    /// - [`ShapeError::BadAspect`] if it lies outside
+    ///   [`min_extent`](super::min_extent)`..=`[`max_extent`](super::max_extent) of `R`, or,
+    ///   all of them valid, the largest is more than [`MAX_ASPECT`](super::MAX_ASPECT)` / ε`
+    ///   times the smallest (`ε` the machine epsilon of `R`): too thin to resolve.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use narrowphase::prelude::*;
+    /// let c = Capsule::new(1.0_f32, 0.5).unwrap();
+    /// assert_eq!((c.half_length(), c.radius()), (1.0, 0.5));
+    /// assert_eq!(Capsule::new(1.0_f32, -0.5), Err(ShapeError::NonPositiveSize));
+    /// // 1e9 : 1 is beyond what f32 resolves (about 8.4e4 : 1); f64 takes it.
+    /// assert_eq!(Capsule::new(1.0_f32, 1e-9), Err(ShapeError::BadAspect));
+    /// assert!(Capsule::new(1.0_f64, 1e-9).is_ok());
+    /// ```
     pub fn new(half_length: R, radius: R) -> Result<Self, ShapeError> {
         check_sizes(&[half_length, radius])?;
         Ok(Self { half_length, radius })

@@ -12,6 +12,8 @@ use crate::math::{norm, Pt3, Real, Vec3};
 
 /// A solid cone along z, apex up.
 ///
+/// # Examples
+///
 /// ```
 /// use narrowphase::shape::{Cone, SupportMap};
 /// use nalgebra::Vector3;
@@ -30,6 +32,28 @@ pub struct Cone<R> {
 
 impl<R: Real> Cone<R> {
     /// Half-height and base radius (both positive, finite).
+    ///
+    /// # Errors
+    ///
+    /// The half-height and the radius are checked in order and the first that fails decides:
+    /// - [`ShapeError::NonFinite`] if a size is NaN or infinite;
+    /// - [`ShapeError::NonPositiveSize`] if it is zero or negative;
+    /// - [`ShapeError::BadAspect`] if it lies outside
+    ///   [`min_extent`](super::min_extent)`..=`[`max_extent`](super::max_extent) of `R`, or,
+    ///   all of them valid, the largest is more than [`MAX_ASPECT`](super::MAX_ASPECT)` / ε`
+    ///   times the smallest (`ε` the machine epsilon of `R`): too thin to resolve.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use narrowphase::prelude::*;
+    /// // Height 2, base radius 1.5: the slant side rises 2 over 1.5, so
+    /// // (cos α, sin α) = (2, 1.5) / 2.5.
+    /// let c = Cone::new(1.0_f64, 1.5).unwrap();
+    /// let (cos, sin) = c.side_normal();
+    /// assert!((cos - 0.8).abs() < 1e-15 && (sin - 0.6).abs() < 1e-15);
+    /// assert_eq!(Cone::new(1.0_f64, f64::NAN), Err(ShapeError::NonFinite));
+    /// ```
     pub fn new(half_height: R, radius: R) -> Result<Self, ShapeError> {
         check_sizes(&[half_height, radius])?;
         let two_h = half_height + half_height;

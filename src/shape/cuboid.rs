@@ -6,6 +6,8 @@ use crate::math::{norm, sgn, Pt3, Real, Vec3};
 
 /// A box centred at the origin, given by its half-extents.
 ///
+/// # Examples
+///
 /// ```
 /// use narrowphase::shape::{Cuboid, SupportMap};
 /// use nalgebra::Vector3;
@@ -21,6 +23,27 @@ pub struct Cuboid<R: Real> {
 
 impl<R: Real> Cuboid<R> {
     /// A box with the given (positive, finite) half-extents.
+    ///
+    /// # Errors
+    ///
+    /// The half-extents are checked in order and the first that fails decides:
+    /// - [`ShapeError::NonFinite`] if a half-extent is NaN or infinite;
+    /// - [`ShapeError::NonPositiveSize`] if it is zero or negative;
+    /// - [`ShapeError::BadAspect`] if it lies outside
+    ///   [`min_extent`](super::min_extent)`..=`[`max_extent`](super::max_extent) of `R`, or,
+    ///   all of them valid, the largest is more than [`MAX_ASPECT`](super::MAX_ASPECT)` / ε`
+    ///   times the smallest (`ε` the machine epsilon of `R`): too thin to resolve.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use narrowphase::prelude::*;
+    /// use nalgebra::Vector3;
+    /// let b = Cuboid::new(Vector3::new(1.0_f64, 2.0, 3.0)).unwrap();
+    /// assert_eq!(b.half_extents(), Vector3::new(1.0, 2.0, 3.0));
+    /// assert_eq!(Cuboid::new(Vector3::new(1.0, 0.0, 1.0_f64)), Err(ShapeError::NonPositiveSize)); // flat
+    /// assert_eq!(Cuboid::new(Vector3::new(1.0, f64::NAN, 1.0)), Err(ShapeError::NonFinite));
+    /// ```
     pub fn new(half_extents: Vec3<R>) -> Result<Self, ShapeError> {
         check_sizes(half_extents.as_slice())?;
         Ok(Self { half: half_extents })

@@ -8,6 +8,8 @@ use crate::math::{max, sgn, Pt3, Real, Vec3};
 
 /// A solid cylinder along z.
 ///
+/// # Examples
+///
 /// ```
 /// use narrowphase::shape::{Cylinder, SupportMap};
 /// use nalgebra::Vector3;
@@ -24,6 +26,25 @@ pub struct Cylinder<R> {
 
 impl<R: Real> Cylinder<R> {
     /// Half-height and radius (both positive, finite).
+    ///
+    /// # Errors
+    ///
+    /// The half-height and the radius are checked in order and the first that fails decides:
+    /// - [`ShapeError::NonFinite`] if a size is NaN or infinite;
+    /// - [`ShapeError::NonPositiveSize`] if it is zero or negative;
+    /// - [`ShapeError::BadAspect`] if it lies outside
+    ///   [`min_extent`](super::min_extent)`..=`[`max_extent`](super::max_extent) of `R`, or,
+    ///   all of them valid, the largest is more than [`MAX_ASPECT`](super::MAX_ASPECT)` / ε`
+    ///   times the smallest (`ε` the machine epsilon of `R`): too thin to resolve.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use narrowphase::prelude::*;
+    /// let c = Cylinder::new(1.0_f32, 2.0).unwrap();
+    /// assert_eq!((c.half_height(), c.radius()), (1.0, 2.0));
+    /// assert_eq!(Cylinder::new(0.0_f32, 2.0), Err(ShapeError::NonPositiveSize));
+    /// ```
     pub fn new(half_height: R, radius: R) -> Result<Self, ShapeError> {
         check_sizes(&[half_height, radius])?;
         Ok(Self { half_height, radius })

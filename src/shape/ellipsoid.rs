@@ -8,6 +8,8 @@ use crate::math::{norm, Pt3, Real, Vec3};
 
 /// A solid ellipsoid centred at the origin.
 ///
+/// # Examples
+///
 /// ```
 /// use narrowphase::shape::{Ellipsoid, SupportMap};
 /// use nalgebra::Vector3;
@@ -23,6 +25,26 @@ pub struct Ellipsoid<R: Real> {
 
 impl<R: Real> Ellipsoid<R> {
     /// Semi-axes along x, y, z (positive, finite).
+    ///
+    /// # Errors
+    ///
+    /// The semi-axes are checked in order and the first that fails decides:
+    /// - [`ShapeError::NonFinite`] if a semi-axis is NaN or infinite;
+    /// - [`ShapeError::NonPositiveSize`] if it is zero or negative;
+    /// - [`ShapeError::BadAspect`] if it lies outside
+    ///   [`min_extent`](super::min_extent)`..=`[`max_extent`](super::max_extent) of `R`, or,
+    ///   all of them valid, the largest is more than [`MAX_ASPECT`](super::MAX_ASPECT)` / ε`
+    ///   times the smallest (`ε` the machine epsilon of `R`): too thin to resolve.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use narrowphase::prelude::*;
+    /// use nalgebra::Vector3;
+    /// let e = Ellipsoid::new(Vector3::new(3.0_f32, 2.0, 1.0)).unwrap();
+    /// assert_eq!(e.semi_axes(), Vector3::new(3.0, 2.0, 1.0));
+    /// assert_eq!(Ellipsoid::new(Vector3::new(3.0_f32, -2.0, 1.0)), Err(ShapeError::NonPositiveSize));
+    /// ```
     pub fn new(semi_axes: Vec3<R>) -> Result<Self, ShapeError> {
         let max_axis = check_sizes(semi_axes.as_slice())?;
         Ok(Self { semi_axes, max_axis })

@@ -99,7 +99,36 @@ fn slice<'a>(items: &'a [u16], offsets: &[u16], i: usize) -> &'a [u16] {
 }
 
 impl<'a, R: Real> Polytope<'a, R> {
-    /// Validate `data` and wrap it. See [`PolytopeError`] for what is checked.
+    /// Validate `data` and wrap it (`O(V·F)`, once; every later access is
+    /// total).
+    ///
+    /// # Errors
+    ///
+    /// [`ShapeError::Polytope`] with the first check that failed:
+    /// - [`PolytopeError::BadCount`]: fewer than 4 vertices or faces, or more
+    ///   than [`MAX_VERTICES`];
+    /// - [`PolytopeError::BadIndex`]: an offsets array of the wrong length, not
+    ///   starting at 0, decreasing or not ending at its array's length, or an
+    ///   index out of range;
+    /// - [`PolytopeError::NonFinite`]: a NaN or infinite vertex or plane;
+    /// - [`PolytopeError::DuplicateVertex`]: two vertices closer than the
+    ///   tolerance ([`CONVEXITY_TOLERANCE`] times the size, at least the
+    ///   coordinates' rounding), or all of them coincide;
+    /// - [`PolytopeError::BadNormal`]: a face normal whose squared length is
+    ///   more than `1e-3` from 1;
+    /// - [`PolytopeError::BadFace`]: a loop of fewer than 3 vertices, with a
+    ///   vertex off its plane or repeated, or running clockwise seen from
+    ///   outside;
+    /// - [`PolytopeError::NotConvex`]: a vertex outside a face plane by more
+    ///   than the tolerance;
+    /// - [`PolytopeError::NotClosed`], [`PolytopeError::BadFaceAdjacency`],
+    ///   [`PolytopeError::BadVertexAdjacency`]: the loops do not form a
+    ///   closed, consistently oriented surface of Euler characteristic 2, or
+    ///   an adjacency array does not match it;
+    /// - [`PolytopeError::NotACorner`]: a vertex that is not a strict corner
+    ///   beyond rounding (hill climbing could stop there).
+    ///
+    /// # Examples
     ///
     /// ```
     /// use narrowphase::shape::{Plane, Polytope, PolytopeData, SupportWarmStart, SupportMap};
@@ -127,6 +156,11 @@ impl<'a, R: Real> Polytope<'a, R> {
     /// let mut hint = SupportWarmStart::default();
     /// assert_eq!(p.support_hinted(&Vector3::new(0.1, 0.2, 1.0), &mut hint), v[3]);
     /// assert_eq!(hint, SupportWarmStart(3));
+    ///
+    /// // The same arrays with a vertex left out are refused.
+    /// use narrowphase::error::{PolytopeError, ShapeError};
+    /// let few = narrowphase::shape::PolytopeData { vertices: &v[..3], ..*p.data() };
+    /// assert_eq!(Polytope::new(few), Err(ShapeError::Polytope(PolytopeError::BadCount)));
     /// ```
     pub fn new(data: PolytopeData<'a, R>) -> Result<Self, ShapeError> {
         validate(&data).map_err(ShapeError::Polytope)?;
@@ -314,7 +348,7 @@ fn check_orientation<R: Real>(data: &PolytopeData<'_, R>) -> Result<(), Polytope
 /// is reflex by any amount, however small against the convexity tolerance:
 /// hill climbing stops at a vertex with no strictly better neighbour, and at
 /// a reflex vertex of a nearly flat corner that stop can be wrong by the
-/// polytope's whole size (a hull vertex reflex by 1.5e-47 did that). The
+/// polytope's whole size (a hull vertex reflex by only 1.5e-47 can do that). The
 /// faces holding the edge are left out of the sum because their planes
 /// contain `u` only up to the convexity tolerance.
 fn check_corners<R: Real>(data: &PolytopeData<'_, R>) -> Result<(), PolytopeError> {

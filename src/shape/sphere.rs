@@ -6,6 +6,8 @@ use crate::math::{Pt3, Real, Vec3};
 
 /// A ball (solid sphere) centred at the origin.
 ///
+/// # Examples
+///
 /// ```
 /// use narrowphase::shape::{Sphere, SupportMap};
 /// use nalgebra::Vector3;
@@ -21,6 +23,23 @@ pub struct Sphere<R> {
 
 impl<R: Real> Sphere<R> {
     /// A ball of the given radius (finite, positive).
+    ///
+    /// # Errors
+    ///
+    /// - [`ShapeError::NonFinite`] if `radius` is NaN or infinite;
+    /// - [`ShapeError::NonPositiveSize`] if it is zero or negative;
+    /// - [`ShapeError::BadAspect`] if it lies outside
+    ///   [`min_extent`](super::min_extent)`..=`[`max_extent`](super::max_extent) of `R`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use narrowphase::prelude::*;
+    /// assert_eq!(Sphere::new(2.0_f32).unwrap().radius(), 2.0);
+    /// assert_eq!(Sphere::new(0.0_f32), Err(ShapeError::NonPositiveSize));
+    /// assert_eq!(Sphere::new(f32::INFINITY), Err(ShapeError::NonFinite));
+    /// assert_eq!(Sphere::new(1e20_f32), Err(ShapeError::BadAspect)); // beyond max_extent for f32
+    /// ```
     pub fn new(radius: R) -> Result<Self, ShapeError> {
         check_sizes(&[radius])?;
         Ok(Self { radius })

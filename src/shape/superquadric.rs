@@ -54,6 +54,8 @@ pub(crate) fn pow_abs<R: Real>(x: R, k: R) -> R {
 /// The signed power `sign(t)·|t|^k` of the paper's Eq. 7 and 10, `0` at
 /// `t = 0` (for `k > 0`). NaN stays NaN.
 ///
+/// # Examples
+///
 /// ```
 /// use narrowphase::shape::signed_pow;
 /// assert_eq!(signed_pow(-8.0_f64, 1.0 / 3.0), -2.0);
@@ -114,6 +116,8 @@ fn l2_over_lp<R: Real>(e: R) -> R {
 
 /// A solid superquadric centred at the origin, axes along x, y, z.
 ///
+/// # Examples
+///
 /// ```
 /// use narrowphase::shape::{Superquadric, SupportMap};
 /// use nalgebra::Vector3;
@@ -144,6 +148,30 @@ impl<R: Real> Superquadric<R> {
     /// Semi-axes along x, y, z (positive, finite) and the exponents `ε1`
     /// (north–south, z) and `ε2` (east–west, xy), each in
     /// `[MIN_EXPONENT, 2 − MIN_EXPONENT]`; `ε1 = ε2 = 1` is an ellipsoid.
+    ///
+    /// # Errors
+    ///
+    /// The semi-axes are checked first, then `ε1`, then `ε2`; the first
+    /// failure decides:
+    /// - [`ShapeError::NonFinite`] if a semi-axis is NaN or infinite;
+    /// - [`ShapeError::NonPositiveSize`] if it is zero or negative;
+    /// - [`ShapeError::BadAspect`] if it lies outside
+    ///   [`min_extent`](super::min_extent)`..=`[`max_extent`](super::max_extent) of `R`, or,
+    ///   all semi-axes valid, the largest is more than [`MAX_ASPECT`](super::MAX_ASPECT)` / ε`
+    ///   times the smallest (`ε` the machine epsilon of `R`): too thin to resolve.
+    /// - [`ShapeError::NonFinite`] if an exponent is NaN or infinite;
+    /// - [`ShapeError::BadExponent`] if it lies outside `[MIN_EXPONENT, 2 − MIN_EXPONENT]`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use narrowphase::prelude::*;
+    /// use nalgebra::Vector3;
+    /// let box_like = Superquadric::new(Vector3::new(1.0_f64, 1.0, 1.0), 0.1, 0.1).unwrap();
+    /// assert_eq!(box_like.exponents(), (0.1, 0.1));
+    /// // ε2 = 2 lies beyond 2 − MIN_EXPONENT: refused.
+    /// assert_eq!(Superquadric::new(Vector3::new(1.0_f64, 1.0, 1.0), 1.0, 2.0), Err(ShapeError::BadExponent));
+    /// ```
     pub fn new(semi_axes: Vec3<R>, e1: R, e2: R) -> Result<Self, ShapeError> {
         let max_axis = check_sizes(semi_axes.as_slice())?;
         check_exponent(e1)?;
@@ -275,6 +303,8 @@ impl<R: Real> Bounded<R> for Superquadric<R> {
 
 /// A solid superellipse in the plane (Eq. 7–9): `|x/a1|^(2/ε) + |y/a2|^(2/ε) ≤ 1`.
 ///
+/// # Examples
+///
 /// ```
 /// use narrowphase::shape::Superellipse;
 /// use narrowphase::sdf::Sdf;
@@ -297,6 +327,28 @@ pub struct Superellipse<R: Real> {
 impl<R: Real> Superellipse<R> {
     /// Semi-axes along x and y (positive, finite) and the exponent `ε` in
     /// `[MIN_EXPONENT, 2 − MIN_EXPONENT]`; `ε = 1` is an ellipse.
+    ///
+    /// # Errors
+    ///
+    /// The semi-axes are checked first, then `ε`; the first failure decides:
+    /// - [`ShapeError::NonFinite`] if a semi-axis is NaN or infinite;
+    /// - [`ShapeError::NonPositiveSize`] if it is zero or negative;
+    /// - [`ShapeError::BadAspect`] if it lies outside
+    ///   [`min_extent`](super::min_extent)`..=`[`max_extent`](super::max_extent) of `R`, or,
+    ///   all semi-axes valid, the largest is more than [`MAX_ASPECT`](super::MAX_ASPECT)` / ε`
+    ///   times the smallest (`ε` the machine epsilon of `R`): too thin to resolve.
+    /// - [`ShapeError::NonFinite`] if `e` is NaN or infinite;
+    /// - [`ShapeError::BadExponent`] if it lies outside `[MIN_EXPONENT, 2 − MIN_EXPONENT]`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use narrowphase::prelude::*;
+    /// use nalgebra::Vector2;
+    /// assert_eq!(Superellipse::new(Vector2::new(2.0_f32, 1.0), 0.5).unwrap().exponent(), 0.5);
+    /// assert_eq!(Superellipse::new(Vector2::new(2.0_f32, 1.0), 0.0), Err(ShapeError::BadExponent));
+    /// assert_eq!(Superellipse::new(Vector2::new(2.0_f32, 1.0), f32::NAN), Err(ShapeError::NonFinite));
+    /// ```
     pub fn new(semi_axes: Vector2<R>, e: R) -> Result<Self, ShapeError> {
         let max_axis = check_sizes(semi_axes.as_slice())?;
         check_exponent(e)?;
@@ -371,6 +423,8 @@ impl<R: Real> Superellipse<R> {
 
 /// A solid ellipse in the plane, semi-axes along x and y.
 ///
+/// # Examples
+///
 /// ```
 /// use narrowphase::shape::Ellipse;
 /// use nalgebra::Vector2;
@@ -385,6 +439,25 @@ pub struct Ellipse<R: Real> {
 
 impl<R: Real> Ellipse<R> {
     /// Semi-axes along x and y (positive, finite).
+    ///
+    /// # Errors
+    ///
+    /// The semi-axes are checked in order and the first that fails decides:
+    /// - [`ShapeError::NonFinite`] if a semi-axis is NaN or infinite;
+    /// - [`ShapeError::NonPositiveSize`] if it is zero or negative;
+    /// - [`ShapeError::BadAspect`] if it lies outside
+    ///   [`min_extent`](super::min_extent)`..=`[`max_extent`](super::max_extent) of `R`, or,
+    ///   all semi-axes valid, the largest is more than [`MAX_ASPECT`](super::MAX_ASPECT)` / ε`
+    ///   times the smallest (`ε` the machine epsilon of `R`): too thin to resolve.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use narrowphase::prelude::*;
+    /// use nalgebra::Vector2;
+    /// assert_eq!(Ellipse::new(Vector2::new(3.0_f32, 1.0)).unwrap().semi_axes(), Vector2::new(3.0, 1.0));
+    /// assert_eq!(Ellipse::new(Vector2::new(3.0_f32, 0.0)), Err(ShapeError::NonPositiveSize));
+    /// ```
     pub fn new(semi_axes: Vector2<R>) -> Result<Self, ShapeError> {
         check_sizes(semi_axes.as_slice())?;
         Ok(Self { semi_axes })

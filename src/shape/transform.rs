@@ -16,6 +16,8 @@ use crate::math::{norm, Mat3, Pose, Pt3, Real, Vec3};
 /// SDF all see the same rigid body. A scaled or sheared map is an
 /// [`Affine`] image, not a pose.
 ///
+/// # Examples
+///
 /// ```
 /// use narrowphase::shape::{Cuboid, Placed, SupportMap};
 /// use narrowphase::math::Pose;
@@ -37,8 +39,32 @@ pub struct Placed<S, R: Real> {
 /// 1e-6 per chain; a scaled or sheared matrix is off by far more.
 pub const ROTATION_TOLERANCE: f64 = 1.0e-4;
 
-/// `Err` when `pose` is not finite or its rotation is further than
-/// [`ROTATION_TOLERANCE`] from orthonormal (or a reflection).
+/// Checks that `pose` is a finite rigid motion: the test [`Placed::try_new`]
+/// and [`Placed::set_pose`] apply.
+///
+/// # Errors
+///
+/// - [`ShapeError::NonFinite`] if an entry of the rotation matrix or the
+///   translation is NaN or infinite;
+/// - [`ShapeError::NotARotation`] if an entry of `RᵀR − I` exceeds
+///   [`ROTATION_TOLERANCE`] in magnitude (a scale or a shear), or
+///   `det R ≤ 0` (a reflection).
+///
+/// # Examples
+///
+/// ```
+/// use narrowphase::shape::check_pose;
+/// use narrowphase::prelude::*;
+/// use nalgebra::{Matrix3, Rotation3, Translation3, Vector3};
+/// let spin = Rotation3::from_axis_angle(&Vector3::z_axis(), 0.3);
+/// let turn = Pose::from_parts(Translation3::new(1.0_f32, 2.0, 3.0), spin);
+/// assert_eq!(check_pose(&turn), Ok(()));
+/// let mirror = Pose::from_parts(Translation3::new(0.0, 0.0, 0.0),
+///     Rotation3::from_matrix_unchecked(Matrix3::from_diagonal(&Vector3::new(1.0_f32, 1.0, -1.0))));
+/// assert_eq!(check_pose(&mirror), Err(ShapeError::NotARotation));
+/// let lost = Pose::from_parts(Translation3::new(f32::NAN, 0.0, 0.0), Default::default());
+/// assert_eq!(check_pose(&lost), Err(ShapeError::NonFinite));
+/// ```
 pub fn check_pose<R: Real>(pose: &Pose<R>) -> Result<(), ShapeError> {
     let m = pose.rotation.matrix();
     if !m.iter().all(|x| x.finite()) || !crate::math::finite_vec(&pose.translation.vector) {
@@ -85,9 +111,18 @@ impl<S, R: Real> Placed<S, R> {
         Self { shape, pose: orthonormalised(&pose) }
     }
 
-    /// Place `shape` at `pose`, or a typed error: [`ShapeError::NonFinite`]
-    /// for a NaN or infinite entry, [`ShapeError::NotARotation`] for a
-    /// rotation further than [`ROTATION_TOLERANCE`] from orthonormal.
+    /// Place `shape` at `pose` after checking it with [`check_pose`]; the
+    /// rotation kept is re-orthonormalised as in [`new`](Self::new).
+    ///
+    /// # Errors
+    ///
+    /// - [`ShapeError::NonFinite`] if an entry of the rotation matrix or the
+    ///   translation is NaN or infinite;
+    /// - [`ShapeError::NotARotation`] if an entry of `RᵀR − I` exceeds
+    ///   [`ROTATION_TOLERANCE`] in magnitude (a scale or a shear), or
+    ///   `det R ≤ 0` (a reflection).
+    ///
+    /// # Examples
     ///
     /// ```
     /// use narrowphase::prelude::*;
@@ -107,8 +142,29 @@ impl<S, R: Real> Placed<S, R> {
         &self.pose
     }
 
-    /// Move the shape to `pose`, validated as in [`try_new`](Self::try_new);
-    /// on an error the shape stays where it was.
+    /// Move the shape to `pose`, validated as in [`try_new`](Self::try_new).
+    ///
+    /// # Errors
+    ///
+    /// On an error the shape stays where it was.
+    /// - [`ShapeError::NonFinite`] if an entry of the rotation matrix or the
+    ///   translation is NaN or infinite;
+    /// - [`ShapeError::NotARotation`] if an entry of `RᵀR − I` exceeds
+    ///   [`ROTATION_TOLERANCE`] in magnitude (a scale or a shear), or
+    ///   `det R ≤ 0` (a reflection).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use narrowphase::prelude::*;
+    /// use nalgebra::{Matrix3, Rotation3, Translation3};
+    /// let mut ball = Placed::new(Sphere::new(1.0_f64).unwrap(), Pose::identity());
+    /// ball.set_pose(Pose::from_parts(Translation3::new(2.0, 0.0, 0.0), Default::default())).unwrap();
+    /// let sheared = Pose::from_parts(Translation3::new(5.0, 0.0, 0.0),
+    ///     Rotation3::from_matrix_unchecked(Matrix3::new(1.0, 0.5, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0)));
+    /// assert_eq!(ball.set_pose(sheared), Err(ShapeError::NotARotation));
+    /// assert_eq!(ball.pose().translation.vector.x, 2.0); // unchanged
+    /// ```
     pub fn set_pose(&mut self, pose: Pose<R>) -> Result<(), ShapeError> {
         check_pose(&pose)?;
         self.pose = orthonormalised(&pose);
@@ -182,6 +238,27 @@ pub struct Affine<S, R: Real> {
 impl<S, R: Real> Affine<S, R> {
     /// The image of `shape` under `x ↦ linear·x + offset`. `linear` must be
     /// finite and invertible (relative to its own size and the precision).
+    ///
+    /// # Errors
+    ///
+    /// - [`ShapeError::NonFinite`] if an entry of `linear` or `offset` is NaN
+    ///   or infinite;
+    /// - [`ShapeError::BadAspect`] if `linear` is singular or nearly so:
+    ///   `|det B| ≤ 16·ε·‖B‖_F³` (`ε` the machine epsilon of `R`), which
+    ///   squashes the body too flat for the precision.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use narrowphase::prelude::*;
+    /// use nalgebra::{Matrix3, Vector3};
+    /// // A unit ball stretched 3× along x: an ellipsoid with semi-axes (3, 1, 1).
+    /// let stretch = Matrix3::from_diagonal(&Vector3::new(3.0_f64, 1.0, 1.0));
+    /// let e = Affine::new(Sphere::new(1.0).unwrap(), stretch, Vector3::new(0.0, 0.0, 1.0)).unwrap();
+    /// assert!((e.support(&Vector3::x()) - nalgebra::Point3::new(3.0, 0.0, 1.0)).norm() < 1e-12);
+    /// let flat = Matrix3::from_diagonal(&Vector3::new(1.0_f64, 1.0, 0.0));
+    /// assert_eq!(Affine::new(Sphere::new(1.0).unwrap(), flat, Vector3::zeros()), Err(ShapeError::BadAspect));
+    /// ```
     pub fn new(shape: S, linear: Mat3<R>, offset: Vec3<R>) -> Result<Self, ShapeError> {
         if !linear.iter().all(|x| x.finite()) || !crate::math::finite_vec(&offset) {
             return Err(ShapeError::NonFinite);
@@ -378,6 +455,8 @@ impl<R: Real, A: Bounded<R>, B: Bounded<R>> Bounded<R> for ConvexHull<A, B> {
 /// body A's centre: an answer then depends on the relative placement only
 /// (boxes 5 mm apart are 5 mm apart at 10 km from the world origin in f32),
 /// and the witness points are moved back to the world frame at the end.
+///
+/// # Examples
 ///
 /// ```
 /// use narrowphase::prelude::*;

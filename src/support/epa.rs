@@ -96,10 +96,11 @@
 //! Every loop has a hard cap (the iteration budget, the capacities) and every
 //! loop test is written so that a NaN stops it.
 
+use super::frame::ToWorld;
 use super::simplex::Simplex;
 use crate::math::{any_orthogonal, finite_vec, max, max_abs, min, norm, normalize, Pt3, Real, Vec3};
 use crate::query::{Bounds, Budget, Penetration, Proximity, Undetermined, Witness};
-use crate::shape::{Cso, CsoPoint, SupportMap};
+use crate::shape::{Cso, CsoPoint, Relative, SupportMap};
 
 /// Capacity-free index meaning "none".
 const NONE: u16 = u16::MAX;
@@ -141,6 +142,8 @@ struct Edge {
 /// is wanted; `V = N + 4`, `F = 2N + 4` for `N` iterations (see the module
 /// docs). Both capacities must be below `u16::MAX`. The workspace is plain
 /// data and can live in a `static` (the constructor is `const`).
+///
+/// # Examples
 ///
 /// ```
 /// use narrowphase::prelude::*;
@@ -310,6 +313,8 @@ impl<R: Real, const V: usize, const F: usize> Epa<R, V, F> {
     /// (1 to 4 CSO points whose hull contains the origin or lies within the
     /// tolerance of it). See the module docs for the outcomes and bounds.
     ///
+    /// # Examples
+    ///
     /// ```
     /// use narrowphase::prelude::*;
     /// use narrowphase::support::epa::Epa;
@@ -334,9 +339,15 @@ impl<R: Real, const V: usize, const F: usize> Epa<R, V, F> {
         A: SupportMap<R> + ?Sized,
         B: SupportMap<R> + ?Sized,
     {
-        // The caller's simplex fixes the frame: EPA runs in it. (`contact`
-        // runs GJK and EPA in the pair frame, see `super::frame`.)
-        self.run(&mut Cso::new(a, b), simplex, budget)
+        // The pair frame (see `super::frame`): the caller's world-frame
+        // simplex is moved to A's centre, EPA runs there, and the witness
+        // points go back. A simplex's CSO points `w = a − b` do not move.
+        let origin = a.center();
+        let mut local = *simplex;
+        local.move_by(&-origin.coords);
+        let mut answer = self.run(&mut Cso::new(&Relative::new(a, origin), &Relative::new(b, origin)), &local, budget);
+        answer.to_world(&origin.coords);
+        answer
     }
 
     /// [`penetration`](Self::penetration) on a CSO whose hill-climbing hints
@@ -902,6 +913,8 @@ fn flat<R: Real>(t: &Track<R>, reduced: &Simplex<R>) -> Proximity<R> {
 /// [`DefaultEpa`] workspace on the stack (7.4 KiB for `f32`, 11.9 KiB for
 /// `f64`); see [`Epa::penetration`].
 ///
+/// # Examples
+///
 /// ```
 /// use narrowphase::prelude::*;
 /// use nalgebra::{Translation3, Vector3};
@@ -1114,6 +1127,37 @@ mod tests {
         let s = Simplex::one(cso_pt(Vec3::new(1.0, 1.0, 1.0), Vec3::new(-1.0, -1.0, -1.0)));
         let out = Epa::<f64, 3, 3>::new().penetration(&a, &a, &s, &Budget::default());
         assert!(matches!(out, Proximity::Undetermined { reason: Undetermined::OutOfCapacity, .. }), "{out:?}");
+    }
+
+    /// Two f32 unit boxes overlapping by about 1 cm along x, far from the world
+    /// origin: the depth is the overlap (closed form for axis-aligned boxes
+    /// whose other axes overlap fully), whatever the offset. In the world
+    /// frame f32 rounds coordinates at 1e4 to 0.5 mm, which would leave the
+    /// 1 cm depth with a millimetre of error.
+    #[test]
+    fn penetration_depends_on_the_relative_placement_only() {
+        let unit = || Cuboid::new(Vec3::new(0.5_f32, 0.5, 0.5)).unwrap();
+        for offset in [0.0_f32, 1.0e2, 1.0e4, 1.0e5] {
+            let at = |x: f32| {
+                Placed::new(unit(), Pose::from_parts(Translation3::new(offset + x, offset, 0.0), Default::default()))
+            };
+            let (a, b) = (at(0.0), at(0.99));
+            let budget = Budget::<f32>::default();
+            let gjk = crate::support::gjk::distance(&a, &b, &budget, &mut Default::default());
+            let crate::support::gjk::GjkOutcome::Penetrating(simplex) = gjk else { panic!("{gjk:?}") };
+            match penetration(&a, &b, &simplex, &budget) {
+                Proximity::Penetrating(p) => {
+                    // The overlap of the boxes as placed: B's centre is the f32 nearest offset + 0.99.
+                    let truth = 1.0 - ((offset + 0.99) - offset);
+                    assert!((p.depth - truth).abs() < 1e-5, "offset {offset}: depth {} for {truth}", p.depth);
+                    assert!((p.witness.normal - Vec3::x()).norm() < 1e-3, "offset {offset}: {p:?}");
+                    // Witness points are world points, half an ulp of their magnitude.
+                    let ulp = f32::EPSILON * (offset + 1.0);
+                    assert!((p.witness.point_a.x - (offset + 0.5)).abs() <= 4.0 * ulp + 1e-5, "{p:?}");
+                }
+                other => panic!("offset {offset}: {other:?}"),
+            }
+        }
     }
 
     #[test]

@@ -17,7 +17,7 @@
 
 use super::mpr::MprOutcome;
 use crate::math::{Real, Vec3};
-use crate::query::Witness;
+use crate::query::{Proximity, Witness};
 use crate::shape::{Relative, SupportMap};
 
 /// Runs `query` on `a` and `b` seen from A's centre and returns its answer
@@ -62,6 +62,17 @@ impl<R: Real> ToWorld<R> for MprOutcome<R> {
     fn to_world(&mut self, offset: &Vec3<R>) {
         if let MprOutcome::Penetrating(p) = self {
             p.witness.to_world(offset);
+        }
+    }
+}
+
+impl<R: Real> ToWorld<R> for Proximity<R> {
+    #[inline]
+    fn to_world(&mut self, offset: &Vec3<R>) {
+        match self {
+            Proximity::Separated(s) => s.witness.to_world(offset),
+            Proximity::Penetrating(p) => p.witness.to_world(offset),
+            Proximity::Undetermined { .. } => {}
         }
     }
 }

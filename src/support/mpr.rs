@@ -119,6 +119,8 @@
 //!   tolerance while the origin lies in that plane): [`Undetermined::Degenerate`].
 //!   A flat CSO away from the origin is still separated by a support plane.
 //!
+//! # Examples
+//!
 //! ```
 //! use narrowphase::prelude::*;
 //! use narrowphase::support::mpr::MprOutcome;
@@ -189,6 +191,8 @@ impl<R: Real> MprOutcome<R> {
 /// normal) and the witness points of the origin's projection on it: cheap,
 /// not converged. Use [`penetration`] for a converged depth.
 ///
+/// # Examples
+///
 /// ```
 /// use narrowphase::prelude::*;
 /// use narrowphase::support::mpr::MprOutcome;
@@ -229,6 +233,8 @@ where
 /// are the portal's body points weighted by the barycentric coordinates of the
 /// origin's projection on the portal; an affine, not always convex,
 /// combination). Separated and undetermined answers are as for [`intersect`].
+///
+/// # Examples
 ///
 /// ```
 /// use narrowphase::prelude::*;

@@ -16,6 +16,8 @@ use crate::math::Real;
 ///
 /// Equality (`==`) compares bit patterns: `+0 ≠ −0` and a NaN equals itself.
 ///
+/// # Examples
+///
 /// ```
 /// use narrowphase::sdf::grid::F16;
 /// assert_eq!(F16::from_f32(1.0).to_bits(), 0x3C00);

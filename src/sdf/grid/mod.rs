@@ -69,6 +69,8 @@ use nalgebra::Vector4;
 ///
 /// Implemented for `f32`, `f64` and, with the `f16` feature, `F16`.
 ///
+/// # Examples
+///
 /// ```
 /// use narrowphase::sdf::grid::GridValue;
 /// assert_eq!(<f32 as GridValue>::from_real(0.1_f64), 0.1_f32);
@@ -107,6 +109,8 @@ impl GridValue for f64 {
 /// `nx × ny × nz` samples at `origin + spacing·(i, j, k)`: cubic cells,
 /// at least 2 samples per axis, x fastest in memory (see the
 /// [module docs](self)).
+///
+/// # Examples
 ///
 /// ```
 /// use narrowphase::sdf::grid::GridLayout;
@@ -165,13 +169,37 @@ fn floor_index<R: Real>(t: R) -> usize {
 }
 
 impl<R: Real> GridLayout<R> {
-    /// Validates: every `dims` entry ≥ 2 ([`GridError::TooFewSamples`]) and
-    /// at most [`MAX_SAMPLES_PER_AXIS`], their product fits `usize`
-    /// ([`GridError::TooManySamples`]), `origin`
-    /// finite ([`GridError::NonFiniteOrigin`]), `spacing` finite, positive
-    /// and resolvable at these coordinates ([`GridError::BadSpacing`]), the
-    /// far corner finite and every coordinate within the kernel's extent
-    /// `sqrt(MAX)/1e3` ([`GridError::NonFiniteBounds`]).
+    /// `dims` samples per axis from `origin`, `spacing` apart.
+    ///
+    /// # Errors
+    ///
+    /// In this order, the first failure decides:
+    /// - [`GridError::TooFewSamples`] if a `dims` entry is below 2;
+    /// - [`GridError::TooManySamples`] if one is above
+    ///   [`MAX_SAMPLES_PER_AXIS`], or their product overflows `usize`;
+    /// - [`GridError::NonFiniteOrigin`] if `origin` has a NaN or infinite
+    ///   coordinate;
+    /// - [`GridError::BadSpacing`] if `spacing` is NaN, infinite, zero or
+    ///   negative;
+    /// - [`GridError::NonFiniteBounds`] if the far corner overflows, or a
+    ///   coordinate of the grid box lies beyond the kernel's extent
+    ///   `sqrt(MAX)/1e3` ([`max_extent`](crate::shape::max_extent));
+    /// - [`GridError::BadSpacing`] if `spacing` is too small to tell
+    ///   neighbouring samples apart at these coordinates (not above
+    ///   `64·ε·max|coordinate|`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use narrowphase::sdf::grid::GridLayout;
+    /// use narrowphase::error::GridError;
+    /// use nalgebra::Vector3;
+    /// let l = GridLayout::new([2, 3, 4], Vector3::new(0.0_f64, 0.0, 0.0), 0.5).unwrap();
+    /// assert_eq!((l.samples(), l.bounds().max), (24, Vector3::new(0.5, 1.0, 1.5)));
+    /// // 1e-6 apart at x = 1e4: f32 cannot tell the samples apart.
+    /// let far = Vector3::new(1.0e4_f32, 0.0, 0.0);
+    /// assert_eq!(GridLayout::new([4, 4, 4], far, 1.0e-6), Err(GridError::BadSpacing));
+    /// ```
     pub fn new(dims: [usize; 3], origin: Vec3<R>, spacing: R) -> Result<Self, GridError> {
         if dims.iter().any(|&n| n < 2) {
             return Err(GridError::TooFewSamples);
@@ -209,11 +237,21 @@ impl<R: Real> GridLayout<R> {
     /// The layout with cells of size `spacing` that covers `bounds`, centred
     /// on it: `⌈extent/spacing⌉ + 1` samples per axis (at least 2). Inflate
     /// `bounds` first to keep a margin around a body (the field's sign
-    /// outside the grid is right only for bodies inside it). Errors: a box
-    /// with a NaN, infinite or inverted bound ([`GridError::NonFiniteOrigin`]),
-    /// a bad `spacing` ([`GridError::BadSpacing`]), more than
-    /// [`MAX_SAMPLES_PER_AXIS`] samples on an axis
-    /// ([`GridError::TooManySamples`]), and those of [`new`](Self::new).
+    /// outside the grid is right only for bodies inside it).
+    ///
+    /// # Errors
+    ///
+    /// - [`GridError::NonFiniteOrigin`] if `bounds` has a NaN, infinite or
+    ///   inverted bound;
+    /// - [`GridError::BadSpacing`] if `spacing` is NaN, infinite, zero or
+    ///   negative;
+    /// - [`GridError::TooManySamples`] if an axis would need more than
+    ///   [`MAX_SAMPLES_PER_AXIS`] samples;
+    /// - then those of [`new`](Self::new) for the layout found (a product of
+    ///   the samples that overflows `usize`, a box beyond the kernel's
+    ///   extent, a spacing too small for the coordinates).
+    ///
+    /// # Examples
     ///
     /// ```
     /// use narrowphase::sdf::Aabb;
@@ -360,7 +398,7 @@ fn clamp_unit<R: Real>(g: Vec3<R>) -> Vec3<R> {
 
 /// Scans a slice for NaN, infinities and values beyond the kernel's extent
 /// (`sqrt(MAX)/1e3`, as for shape sizes: the interpolation's products of
-/// such values overflow — a stored 9e307 gave NaN).
+/// such values overflow — a stored 9e307 gives NaN).
 fn check_values<R: Real, T: GridValue>(values: &[T]) -> Result<(), GridError> {
     let limit = crate::shape::max_extent::<R>();
     match values.iter().position(|v| !(v.to_real::<R>().abs_() <= limit)) {
@@ -431,6 +469,8 @@ fn eval_anywhere<R: Real>(
 /// bilinear: across a cell face its tangential components are continuous,
 /// the normal one jumps), scaled down to length 1 when longer. Outside the grid box, see the module docs.
 ///
+/// # Examples
+///
 /// ```
 /// use narrowphase::sdf::grid::{fill_zeroth, Grid, GridLayout};
 /// use narrowphase::sdf::{Aabb, Sdf, SdfAccuracy};
@@ -466,9 +506,35 @@ impl<R: Real + defmt::Format, T: GridValue> defmt::Format for Grid<'_, R, T> {
 }
 
 impl<'a, R: Real, T: GridValue> Grid<'a, R, T> {
-    /// A view of `values` (one per sample, x fastest): checks the length
-    /// ([`GridError::LengthMismatch`]) and that every value is finite
-    /// ([`GridError::NonFiniteValue`], an `O(n)` scan).
+    /// A view of `values` (one per sample, x fastest), after checking its
+    /// length and scanning every value (`O(n)`).
+    ///
+    /// # Errors
+    ///
+    /// - [`GridError::LengthMismatch`] if `values.len()` is not
+    ///   [`layout.samples()`](GridLayout::samples);
+    /// - [`GridError::NonFiniteValue`] with the first value that is NaN,
+    ///   infinite or beyond the kernel's extent `sqrt(MAX)/1e3` of `R`
+    ///   ([`max_extent`](crate::shape::max_extent)), where the
+    ///   interpolation's products would overflow.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use narrowphase::sdf::grid::{Grid, GridLayout};
+    /// use narrowphase::sdf::Sdf;
+    /// use narrowphase::error::GridError;
+    /// use nalgebra::Vector3;
+    /// let layout = GridLayout::new([2, 2, 2], Vector3::zeros(), 1.0_f32).unwrap();
+    /// // φ = x − 0.5: a plane, which trilinear interpolation reproduces.
+    /// let values = [-0.5_f32, 0.5, -0.5, 0.5, -0.5, 0.5, -0.5, 0.5];
+    /// let grid = Grid::new(layout, &values).unwrap();
+    /// assert!((grid.eval(&Vector3::new(0.75, 0.5, 0.5)).value - 0.25).abs() < 1e-6);
+    /// let mut bad = values;
+    /// bad[3] = f32::NAN;
+    /// assert_eq!(Grid::new(layout, &bad).err(), Some(GridError::NonFiniteValue { index: 3 }));
+    /// assert_eq!(Grid::new(layout, &values[..7]).err(), Some(GridError::LengthMismatch { expected: 8, found: 7 }));
+    /// ```
     pub fn new(layout: GridLayout<R>, values: &'a [T]) -> Result<Self, GridError> {
         if values.len() != layout.samples {
             return Err(GridError::LengthMismatch { expected: layout.samples, found: values.len() });
@@ -571,6 +637,8 @@ fn ball_around<R: Real>(layout: &GridLayout<R>) -> Ball<R, 3> {
 /// across cells, exact for quadratic fields like the value), scaled down to
 /// length 1 when longer. Outside the grid box, see the module docs.
 ///
+/// # Examples
+///
 /// ```
 /// use narrowphase::sdf::grid::{fill_first_order, GridLayout};
 /// use narrowphase::sdf::Sdf;
@@ -606,10 +674,35 @@ fn first_order_len<R: Real>(layout: &GridLayout<R>) -> Result<usize, GridError> 
 }
 
 impl<'a, R: Real, T: GridValue> FirstOrderGrid<'a, R, T> {
-    /// A view of `values` (`[½∇f, f]` per sample, x fastest): checks the
-    /// length, `4 × samples` ([`GridError::LengthMismatch`], or
-    /// [`GridError::TooManySamples`] when that overflows), and that every
-    /// value is finite ([`GridError::NonFiniteValue`], an `O(n)` scan).
+    /// A view of `values` (`[½∇f, f]` per sample, x fastest), after checking
+    /// its length and scanning every value (`O(n)`).
+    ///
+    /// # Errors
+    ///
+    /// - [`GridError::TooManySamples`] if `4 × samples` overflows `usize`;
+    /// - [`GridError::LengthMismatch`] if `values.len()` is not
+    ///   `4 × samples`;
+    /// - [`GridError::NonFiniteValue`] with the first value that is NaN,
+    ///   infinite or beyond the kernel's extent `sqrt(MAX)/1e3` of `R`
+    ///   ([`max_extent`](crate::shape::max_extent)).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use narrowphase::sdf::grid::{FirstOrderGrid, GridLayout};
+    /// use narrowphase::sdf::Sdf;
+    /// use nalgebra::Vector3;
+    /// let layout = GridLayout::new([2, 2, 2], Vector3::zeros(), 1.0_f64).unwrap();
+    /// // φ = z − 0.25 at every sample: ½∇φ = (0, 0, ½), φ = k − 0.25 on layer k.
+    /// let mut values = [0.0_f64; 32];
+    /// for (n, v) in values.chunks_exact_mut(4).enumerate() {
+    ///     v.copy_from_slice(&[0.0, 0.0, 0.5, (n / 4) as f64 - 0.25]);
+    /// }
+    /// let grid = FirstOrderGrid::new(layout, &values).unwrap();
+    /// let s = grid.eval(&Vector3::new(0.3, 0.6, 0.5));
+    /// assert!((s.value - 0.25).abs() < 1e-12 && (s.gradient - Vector3::z()).norm() < 1e-12);
+    /// assert!(FirstOrderGrid::new(layout, &values[..8]).is_err());
+    /// ```
     pub fn new(layout: GridLayout<R>, values: &'a [T]) -> Result<Self, GridError> {
         let expected = first_order_len(&layout)?;
         if values.len() != expected {
@@ -706,10 +799,17 @@ impl<R: Real, T: GridValue> Sdf<R, 3> for FirstOrderGrid<'_, R, T> {
 }
 
 /// Fills `out` with `sdf` sampled on `layout` (x fastest) and returns the
-/// zeroth-order grid over it. Errors: `out.len()` is not the number of
-/// samples ([`GridError::LengthMismatch`]); a value is NaN or infinite once
-/// stored as `T` ([`GridError::NonFiniteValue`]; `out` is then partly
-/// written).
+/// zeroth-order grid over it.
+///
+/// # Errors
+///
+/// - [`GridError::LengthMismatch`] if `out.len()` is not the number of
+///   samples (nothing is written then);
+/// - [`GridError::NonFiniteValue`] with the first sample whose value is NaN
+///   or infinite once stored as `T` (for example beyond `F16::MAX`); the
+///   samples before it are written then.
+///
+/// # Examples
 ///
 /// ```
 /// use narrowphase::sdf::grid::{fill_zeroth, GridLayout};
@@ -746,10 +846,18 @@ pub fn fill_zeroth<'a, R: Real, T: GridValue, S: Sdf<R, 3> + ?Sized>(
 
 /// Fills `out` with `[½∇f, f]` of `sdf` at every sample of `layout` (x
 /// fastest; the gradient is the SDF's own, the frame is the sample's own —
-/// see [`FirstOrderGrid`]) and returns the first-order grid over it. Errors:
-/// `out.len()` is not `4 × samples` ([`GridError::LengthMismatch`]); a value
-/// or gradient component is NaN or infinite once stored as `T`
-/// ([`GridError::NonFiniteValue`]; `out` is then partly written).
+/// see [`FirstOrderGrid`]) and returns the first-order grid over it.
+///
+/// # Errors
+///
+/// - [`GridError::TooManySamples`] if `4 × samples` overflows `usize`;
+/// - [`GridError::LengthMismatch`] if `out.len()` is not `4 × samples`
+///   (nothing is written then);
+/// - [`GridError::NonFiniteValue`] with the first value or gradient
+///   component that is NaN or infinite once stored as `T` (for example
+///   beyond `F16::MAX`); the values before it are written then.
+///
+/// # Examples
 ///
 /// ```
 /// use narrowphase::sdf::grid::{fill_first_order, GridLayout};
