@@ -18,6 +18,7 @@ use narrowphase::minkowski::superquadric::ellipsoid_superquadric;
 use narrowphase::minkowski::MinkowskiOutcome;
 use narrowphase::prelude::*;
 use narrowphase::support::contact::contact;
+use narrowphase::query::Threshold;
 use narrowphase::support::epa::DefaultEpa;
 
 use crate::rng::Rng;
@@ -79,10 +80,19 @@ pub enum Family {
     /// The closed-form Minkowski checker (`narrowphase::minkowski`),
     /// ellipsoid–superquadric, `Stop::Decided`, 50 random poses.
     MinkowskiEllipsoidSuperquadric,
+    /// `gjk::distance_below` (is the distance below 0.05?), box–box, the 50
+    /// poses of the GJK family, cold: the threshold query beside the full
+    /// distance query.
+    ClearanceBoxBox,
+    /// One control tick of a robot cell (`narrowphase::scene`): a 7-link
+    /// capsule arm, a table and a person (torso capsule, head sphere),
+    /// 10 bodies and 36 pairs, poses set and `Scene::tick` run, along a
+    /// 50-tick motion of the arm towards the table and the person.
+    SceneTickArm,
 }
 
 /// Every family, in the order they run.
-pub const FAMILIES: [Family; 15] = [
+pub const FAMILIES: [Family; 17] = [
     Family::Empty,
     Family::GjkBoxBoxCold,
     Family::GjkIntersectBoxBox,
@@ -98,6 +108,8 @@ pub const FAMILIES: [Family; 15] = [
     Family::EllipsoidCollisionBoxBox,
     Family::EllipsoidDistanceBoxBox,
     Family::MinkowskiEllipsoidSuperquadric,
+    Family::ClearanceBoxBox,
+    Family::SceneTickArm,
 ];
 
 impl Family {
@@ -119,6 +131,8 @@ impl Family {
             Family::EllipsoidCollisionBoxBox => "ellipsoid_method_collision_box_box",
             Family::EllipsoidDistanceBoxBox => "ellipsoid_method_distance_box_box",
             Family::MinkowskiEllipsoidSuperquadric => "minkowski_ellipsoid_superquadric",
+            Family::ClearanceBoxBox => "gjk_distance_below_box_box",
+            Family::SceneTickArm => "scene_tick_arm_cell",
         }
     }
 
@@ -130,7 +144,9 @@ impl Family {
             | Family::GjkIntersectBoxBox
             | Family::MprIntersectBoxBox
             | Family::EllipsoidCollisionBoxBox
-            | Family::EllipsoidDistanceBoxBox => BOX_POSES,
+            | Family::EllipsoidDistanceBoxBox
+            | Family::ClearanceBoxBox => BOX_POSES,
+            Family::SceneTickArm => TICKS,
             Family::GjkPoly200Warm | Family::GjkPoly200Cold => FRAMES,
             Family::EpaContactBoxBox | Family::EpaWorkspaceBoxBox | Family::MprPenetrationBoxBox => DEEP_POSES,
             Family::ContactCapsuleCapsule | Family::MinkowskiEllipsoidSuperquadric => 50,
@@ -178,6 +194,20 @@ impl Answers {
             None => self.undetermined += 1,
         }
     }
+    fn threshold(&mut self, o: &Threshold<f32>) {
+        self.flag(o.is_clear().map(|clear| !clear))
+    }
+    /// One answer per tick: undetermined if any pair is, contact if any
+    /// pair is within its margin, separated otherwise.
+    fn tick(&mut self, s: &TickSummary<f32>) {
+        if s.undetermined > 0 {
+            self.undetermined += 1;
+        } else if s.within_margin > 0 {
+            self.contact += 1;
+        } else {
+            self.separated += 1;
+        }
+    }
     fn mpr(&mut self, o: &MprOutcome<f32>) {
         match o.is_penetrating() {
             Some(true) => self.contact += 1,
@@ -190,6 +220,7 @@ impl Answers {
 const BOX_POSES: usize = 50;
 const DEEP_POSES: usize = 30;
 const FRAMES: usize = 50;
+const TICKS: usize = 50;
 const HALF_A: [f32; 3] = [0.10, 0.15, 0.05];
 const HALF_B: [f32; 3] = [0.12, 0.08, 0.10];
 
@@ -314,6 +345,90 @@ fn sq_pose(i: usize) -> (Pose<f32>, Pose<f32>) {
     let ra = rng.rotation32();
     let d = rng.unit32() * rng.range32(0.1, 0.5);
     (pose(Vector3::zeros(), ra), pose(d, rng.rotation32()))
+}
+
+#[inline(never)]
+fn clearance_box(
+    a: &Placed<Cuboid<f32>, f32>,
+    b: &Placed<Cuboid<f32>, f32>,
+    budget: &Budget<f32>,
+    cache: &mut GjkWarmStart<f32>,
+) -> Threshold<f32> {
+    gjk::distance_below(a, b, 0.05, budget, cache)
+}
+
+/// The robot cell of [`Family::SceneTickArm`]: links 0–6 a chain of
+/// capsules (each link adjacent to the next), 7 the table, 8 the person's
+/// torso, 9 the head. The table and the person may touch; the arm keeps
+/// 5 cm from the table (clearance only) and 10 cm from the person (full
+/// contact: distance, witnesses, normal).
+static ARM_CELL: [BodyDesc<'static, f32>; 10] = [
+    BodyDesc::root(ShapeDesc::capsule(0.08, 0.06)),
+    BodyDesc::child(ShapeDesc::capsule(0.15, 0.055), 0),
+    BodyDesc::child(ShapeDesc::capsule(0.15, 0.05), 1),
+    BodyDesc::child(ShapeDesc::capsule(0.12, 0.045), 2),
+    BodyDesc::child(ShapeDesc::capsule(0.1, 0.04), 3),
+    BodyDesc::child(ShapeDesc::capsule(0.06, 0.035), 4),
+    BodyDesc::child(ShapeDesc::capsule(0.04, 0.03), 5),
+    BodyDesc::root(ShapeDesc::cuboid([0.4, 0.6, 0.02])),
+    BodyDesc::root(ShapeDesc::capsule(0.3, 0.17)),
+    BodyDesc::child(ShapeDesc::sphere(0.11), 8),
+];
+
+fn arm_cell(scene: &mut Scene<'static, f32, 10, 40, 36, 68>) -> Result<(), narrowphase::error::SceneError> {
+    scene.add_bodies(&ARM_CELL)?;
+    scene.allow_collision(7, 8)?;
+    scene.allow_collision(7, 9)?;
+    scene.pairs_from_tree(&PairSettings::new(0.02, PairQuery::Clearance))?;
+    for link in 0..7 {
+        scene.enable_pair(link, 7, &PairSettings::new(0.05, PairQuery::Clearance))?;
+        scene.enable_pair(link, 8, &PairSettings::new(0.1, PairQuery::Contact))?;
+        scene.enable_pair(link, 9, &PairSettings::new(0.1, PairQuery::Contact))?;
+    }
+    Ok(())
+}
+
+/// Poses of the cell at tick `t`: the arm's joints (about y, and the base
+/// about z) sweep it over the table and towards the person.
+fn arm_cell_poses(t: usize) -> [Pose<f32>; 10] {
+    let s = t as f32 / TICKS as f32;
+    let half = [0.08_f32, 0.15, 0.15, 0.12, 0.1, 0.06, 0.04];
+    let base = Rotation3::from_axis_angle(&Vector3::z_axis(), 0.9 * s);
+    let mut joint = Vector3::new(0.0_f32, 0.0, 0.1);
+    let mut pitch = 0.0_f32;
+    let mut poses = [Pose::identity(); 10];
+    for (i, h) in half.iter().enumerate() {
+        pitch += if i == 0 { 0.0 } else { 0.35 + 0.25 * libm::sinf(3.0 * s + i as f32) };
+        let r = base * Rotation3::from_axis_angle(&Vector3::y_axis(), pitch);
+        let axis = r * Vector3::z();
+        let centre = joint + axis * *h;
+        joint += axis * (2.0 * h);
+        if let Some(p) = poses.get_mut(i) {
+            *p = pose(centre, r);
+        }
+    }
+    let tail = [
+        pose(Vector3::new(0.55, 0.0, -0.05), Rotation3::identity()),
+        pose(Vector3::new(0.45, 0.6, 0.45), Rotation3::identity()),
+        pose(Vector3::new(0.45, 0.6, 0.95), Rotation3::identity()),
+    ];
+    for (slot, p) in poses.iter_mut().skip(7).zip(tail) {
+        *slot = p;
+    }
+    poses
+}
+
+/// One tick: every pose set (validated), then the scene's tick.
+#[inline(never)]
+fn tick_arm(
+    scene: &mut Scene<'static, f32, 10, 40, 36, 68>,
+    poses: &[Pose<f32>; 10],
+    budget: &TickBudget<f32>,
+) -> Option<TickSummary<f32>> {
+    for (i, p) in poses.iter().enumerate() {
+        scene.set_pose(i as u16, p).ok()?;
+    }
+    Some(scene.tick(budget))
 }
 
 /// Runs every query of `family` once, bracketed by `probe`. `poly` is the
@@ -447,6 +562,35 @@ pub fn run<P: Probe>(family: Family, probe: &mut P, poly: &Polytope<'_, f32>, ep
                 let o = minkowski_sq(&sq, &pa, &e, &pb, &budget);
                 probe.stop();
                 ans.minkowski(&black_box(o));
+            }
+        }
+        Family::ClearanceBoxBox => {
+            for i in 0..family.count() {
+                let (pa, pb) = box_pose(1, i, 0.05, 0.45);
+                let (a, b) = (black_box(Placed::new(box_a, pa)), black_box(Placed::new(box_b, pb)));
+                let mut cache = GjkWarmStart::default();
+                probe.start();
+                let o = clearance_box(&a, &b, &budget, &mut cache);
+                probe.stop();
+                ans.threshold(&black_box(o));
+            }
+        }
+        Family::SceneTickArm => {
+            let mut scene = Scene::<f32, 10, 40, 36, 68>::new();
+            if arm_cell(&mut scene).is_err() {
+                ans.undetermined += 1;
+                return ans;
+            }
+            let tick_budget = TickBudget::new(400);
+            for t in 0..family.count() {
+                let poses = black_box(arm_cell_poses(t));
+                probe.start();
+                let s = tick_arm(&mut scene, &poses, &tick_budget);
+                probe.stop();
+                match s {
+                    Some(s) => ans.tick(&black_box(s)),
+                    None => ans.undetermined += 1,
+                }
             }
         }
         Family::ContactCapsuleCapsule => {
