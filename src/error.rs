@@ -287,6 +287,60 @@ impl fmt::Display for ParticleError {
 
 impl core::error::Error for ParticleError {}
 
+/// Bad input to a scene: refused with nothing changed.
+///
+/// ```
+/// use narrowphase::error::SceneError;
+/// assert_eq!(SceneError::UnknownBody(7).to_string(), "no body 7 in the scene");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum SceneError {
+    /// The body list is full (`BODIES`).
+    BodyCapacity,
+    /// The pair list would exceed its capacity (`PAIRS`); `needed` pairs
+    /// were asked for.
+    PairCapacity {
+        /// Pairs the request needed in all.
+        needed: usize,
+    },
+    /// A pair of a body with itself.
+    SelfPair,
+    /// A body index that is not in the scene (or a parent index not added
+    /// before its child).
+    UnknownBody(u16),
+    /// A margin or distance bound that is NaN, infinite or negative.
+    BadMargin,
+    /// A body's shape was refused by its constructor.
+    Shape(ShapeError),
+    /// A pose was refused: NaN or infinite, or a rotation further than
+    /// [`ROTATION_TOLERANCE`](crate::shape::ROTATION_TOLERANCE) from
+    /// orthonormal; the body keeps its previous pose.
+    Pose {
+        /// The body.
+        body: u16,
+        /// [`ShapeError::NonFinite`] or [`ShapeError::NotARotation`].
+        error: ShapeError,
+    },
+}
+
+impl fmt::Display for SceneError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SceneError::BodyCapacity => f.write_str("the scene's body list is full"),
+            SceneError::PairCapacity { needed } => write!(f, "the pair list cannot hold {needed} pairs"),
+            SceneError::SelfPair => f.write_str("a pair of a body with itself"),
+            SceneError::UnknownBody(i) => write!(f, "no body {i} in the scene"),
+            SceneError::BadMargin => f.write_str("a margin or bound is NaN, infinite or negative"),
+            SceneError::Shape(e) => write!(f, "invalid shape: {e}"),
+            SceneError::Pose { body, error } => write!(f, "invalid pose for body {body}: {error}"),
+        }
+    }
+}
+
+impl core::error::Error for SceneError {}
+
 /// Why no hull was built.
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]

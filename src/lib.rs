@@ -27,6 +27,8 @@
 //! Every loop has a hard cap, no query panics, and "undetermined" is never
 //! reported as "separated".
 //!
+//! # Examples
+//!
 //! ```
 //! use narrowphase::prelude::*;
 //! use nalgebra::{Translation3, Vector3};
@@ -57,6 +59,7 @@ pub mod error;
 pub mod math;
 pub mod minkowski;
 pub mod query;
+pub mod scene;
 pub mod sdf;
 pub mod shape;
 pub mod support;
@@ -71,10 +74,14 @@ pub mod gpu;
 
 /// The names most users need.
 pub mod prelude {
+    pub use crate::error::SceneError;
     pub use crate::error::ShapeError;
     pub use crate::math::{Pose, Pose2, Pt3, Real, Vec3};
     pub use crate::minkowski::MinkowskiOutcome;
+    pub use crate::query::Threshold;
     pub use crate::query::{Bounds, Budget, Penetration, Proximity, Separation, Stop, Undetermined, Witness};
+    pub use crate::scene::derivative::TwistGradient;
+    pub use crate::scene::{BodyDesc, PairOutcome, PairQuery, PairSettings, Scene, ShapeDesc, TickBudget, TickSummary};
     pub use crate::sdf::ellipsoid_method::{EllipsoidMethod, EllipsoidMethodOutcome, EllipsoidWarmStart};
     pub use crate::sdf::{Aabb, Difference, Intersection, IntervalSdf, Sdf, SdfWarmStart, SmoothUnion, Torus, Union};
     pub use crate::shape::{
@@ -152,6 +159,23 @@ fn _defmt_format_is_implemented() {
     check::<sdf::octree::OctreeVerdict>();
     check::<sdf::octree::OctreeReport>();
     check::<error::OctreeError>();
+    check::<query::Threshold<f32>>();
+    check::<scene::ShapeDesc<'static, f32>>();
+    check::<scene::BodyDesc<'static, f64>>();
+    check::<scene::Shape<'static, f32>>();
+    check::<scene::Body<'static, f32>>();
+    check::<scene::Scene<'static, f32, 4, 6>>();
+    check::<error::SceneError>();
+    check::<scene::PairQuery<f32>>();
+    check::<scene::PairSettings<f32>>();
+    check::<scene::Measured<f64>>();
+    check::<scene::PairUndetermined>();
+    check::<scene::PairOutcome<f32>>();
+    check::<scene::Pair<f32>>();
+    check::<scene::TickBudget<f32>>();
+    check::<scene::TickSummary<f32>>();
+    check::<scene::Closest<f64>>();
+    check::<scene::derivative::TwistGradient<f32>>();
     for_real::<f32>();
     for_real::<f64>();
 }

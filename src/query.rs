@@ -209,3 +209,73 @@ impl<R: Real> Proximity<R> {
         }
     }
 }
+
+/// The answer of a threshold query: "is the distance of the two bodies
+/// below `threshold`?", decided as soon as the certified bounds allow.
+///
+/// GJK brackets the distance `d` between a certified lower bound and the
+/// length of a point of the configuration-space obstacle; the query stops as
+/// soon as the bracket lies on one side of the threshold, usually long
+/// before it converges. Undetermined is never reported as [`Clear`](Threshold::Clear).
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[must_use = "an outcome may be Undetermined; match it"]
+pub enum Threshold<R: Real> {
+    /// Certified: `bounds.lower > threshold`, so the signed distance is
+    /// above the threshold.
+    Clear {
+        /// Bounds on the signed distance reached when the query stopped.
+        bounds: Bounds<R>,
+    },
+    /// The signed distance is at most the threshold: certified below it
+    /// (`bounds.upper < threshold`), or equal to it within the budget's
+    /// tolerance (the query converged with the threshold inside its bounds),
+    /// or the bodies touch or overlap. The safe side of a tie.
+    Within {
+        /// Bounds on the signed distance (`lower` is `−∞` where the bodies
+        /// overlap: the threshold query does not measure depth).
+        bounds: Bounds<R>,
+    },
+    /// Could not decide within the budget or the precision: neither
+    /// answer is certified.
+    Undetermined {
+        /// Why.
+        reason: Undetermined,
+        /// Signed-distance bounds reached so far.
+        bounds: Bounds<R>,
+    },
+}
+
+impl<R: Real> Threshold<R> {
+    /// `Some(true)` when certified clear, `Some(false)` when within the
+    /// threshold, `None` when undetermined.
+    ///
+    /// ```
+    /// use narrowphase::query::{Bounds, Threshold};
+    /// let t = Threshold::Clear { bounds: Bounds { lower: 0.3_f32, upper: 0.5 } };
+    /// assert_eq!(t.is_clear(), Some(true));
+    /// ```
+    pub fn is_clear(&self) -> Option<bool> {
+        match self {
+            Threshold::Clear { .. } => Some(true),
+            Threshold::Within { .. } => Some(false),
+            Threshold::Undetermined { .. } => None,
+        }
+    }
+
+    /// The signed-distance bounds carried by every variant.
+    ///
+    /// ```
+    /// use narrowphase::query::{Bounds, Threshold, Undetermined};
+    /// let b = Bounds { lower: -1.0_f64, upper: 2.0 };
+    /// let t = Threshold::Undetermined { reason: Undetermined::IterationCap, bounds: b };
+    /// assert_eq!(t.bounds(), b);
+    /// ```
+    pub fn bounds(&self) -> Bounds<R> {
+        match self {
+            Threshold::Clear { bounds } | Threshold::Within { bounds } | Threshold::Undetermined { bounds, .. } => {
+                *bounds
+            }
+        }
+    }
+}

@@ -6,7 +6,7 @@ use super::frame::ToWorld;
 use super::gjk::{self, GjkOutcome, GjkWarmStart};
 use super::Simplex;
 use crate::math::{max, max_abs, Pt3, Real, Vec3};
-use crate::query::{Bounds, Budget, Penetration, Proximity, Separation, Undetermined, Witness};
+use crate::query::{Bounds, Budget, Penetration, Proximity, Separation, Threshold, Undetermined, Witness};
 use crate::shape::{Core, Cso, Relative, SupportMap};
 
 /// Signed distance, witness points and normal of `a` and `b`.
@@ -160,6 +160,46 @@ impl<R: Real, const V: usize, const F: usize> Workspace<R> for &mut Epa<R, V, F>
     {
         Epa::run(self, cso, simplex, budget)
     }
+}
+
+/// A caller's workspace that also reports the EPA iterations it ran (the
+/// scene counts them against its tick budget).
+struct Counting<'e, R: Real, const V: usize, const F: usize> {
+    epa: &'e mut Epa<R, V, F>,
+    used: &'e mut u32,
+}
+
+impl<R: Real, const V: usize, const F: usize> Workspace<R> for Counting<'_, R, V, F> {
+    fn run<A, B>(self, cso: &mut Cso<'_, A, B>, simplex: &Simplex<R>, budget: &Budget<R>) -> Proximity<R>
+    where
+        A: SupportMap<R> + ?Sized,
+        B: SupportMap<R> + ?Sized,
+    {
+        let out = Epa::run(self.epa, cso, simplex, budget);
+        *self.used = self.epa.iterations();
+        out
+    }
+}
+
+/// [`contact_with`], and the EPA iterations it ran in `epa_iterations`
+/// (0 when EPA did not run).
+pub(crate) fn contact_counted<R, A, B, const V: usize, const F: usize>(
+    a: &A,
+    b: &B,
+    budget: &Budget<R>,
+    cache: &mut GjkWarmStart<R>,
+    epa: &mut Epa<R, V, F>,
+    epa_iterations: &mut u32,
+) -> Proximity<R>
+where
+    R: Real,
+    A: SupportMap<R> + ?Sized,
+    B: SupportMap<R> + ?Sized,
+{
+    *epa_iterations = 0;
+    let origin = a.center();
+    let work = Counting { epa, used: epa_iterations };
+    contact_by(&Relative::new(a, origin), &Relative::new(b, origin), budget, cache, work, &origin.coords)
 }
 
 /// [`contact`] on bodies seen in the pair frame, EPA run in `epa`; the
@@ -332,5 +372,54 @@ fn swept<R: Real>(core: &Witness<R>, ma: R, mb: R, to_world: &Vec3<R>) -> Witnes
         point_a: Pt3::from(core.point_a.coords + (n * ma + to_world)),
         point_b: Pt3::from(core.point_b.coords - (n * mb - to_world)),
         normal: n,
+    }
+}
+
+/// Threshold query on any convex pair: is the signed distance of `a` and
+/// `b` below `threshold`? See [`Threshold`] for the three answers.
+///
+/// Sphere-swept bodies (margins `m = m_A + m_B > 0`, see [`contact`]) are
+/// decided on their cores against `threshold + m`: the signed distance is
+/// `d(cores) − m` exactly, so the answer and its bounds carry over with
+/// `m` subtracted, and GJK never meets a round surface. Other bodies run
+/// [`gjk::distance_below`]'s loop on the bodies. Either way the query
+/// stops as soon as the certified bounds decide, without converging the
+/// distance, and never needs EPA: overlapping bodies are
+/// [`Threshold::Within`] with no depth. Warm-started from `cache` as
+/// [`contact`] (the two queries can share one cache per pair).
+///
+/// ```
+/// use narrowphase::prelude::*;
+/// use narrowphase::query::Threshold;
+/// use narrowphase::support::contact::clearance;
+/// use nalgebra::Translation3;
+/// let at = |x: f32| Pose::from_parts(Translation3::new(x, 0.0, 0.0), Default::default());
+/// let a = Placed::new(Capsule::new(0.5_f32, 0.1).unwrap(), at(0.0));
+/// let b = Placed::new(Sphere::new(0.2_f32).unwrap(), at(1.0)); // distance 0.7
+/// let mut cache = GjkWarmStart::default();
+/// let t = clearance(&a, &b, 0.5, &Budget::default(), &mut cache);
+/// assert!(matches!(t, Threshold::Clear { bounds } if bounds.lower > 0.5 && bounds.contains(0.7)));
+/// assert_eq!(clearance(&a, &b, 0.8, &Budget::default(), &mut cache).is_clear(), Some(false));
+/// ```
+pub fn clearance<R, A, B>(a: &A, b: &B, threshold: R, budget: &Budget<R>, cache: &mut GjkWarmStart<R>) -> Threshold<R>
+where
+    R: Real,
+    A: SupportMap<R> + ?Sized,
+    B: SupportMap<R> + ?Sized,
+{
+    let origin = a.center();
+    let (a, b) = (&Relative::new(a, origin), &Relative::new(b, origin));
+    let m = a.margin() + b.margin();
+    if !(m > R::ZERO) {
+        return gjk::run_threshold(a, b, threshold, budget, cache);
+    }
+    let shift = |bounds: Bounds<R>| Bounds { lower: bounds.lower - m, upper: bounds.upper - m };
+    match gjk::run_threshold(&Core(a), &Core(b), threshold + m, budget, cache) {
+        // Clear only when the shifted bound still clears the threshold: the
+        // rounding of `threshold + m` may have let the cores' test pass by an ulp.
+        Threshold::Clear { bounds } if bounds.lower - m > threshold => Threshold::Clear { bounds: shift(bounds) },
+        Threshold::Clear { bounds } => Threshold::Within { bounds: shift(bounds) },
+        Threshold::Within { bounds } => Threshold::Within { bounds: shift(bounds) },
+        Threshold::Undetermined { reason, bounds } => Threshold::Undetermined { reason, bounds: shift(bounds) },
     }
 }

@@ -17,7 +17,7 @@
 
 use super::simplex::Simplex;
 use crate::math::{max, max_abs, norm, Pt3, Real, Vec3};
-use crate::query::{Bounds, Budget, Separation, Undetermined, Witness};
+use crate::query::{Bounds, Budget, Separation, Threshold, Undetermined, Witness};
 use crate::shape::{Cso, Relative, SupportMap, SupportWarmStart};
 
 /// Caller-owned warm-start state for temporally coherent queries (one per
@@ -287,5 +287,171 @@ fn separated<R: Real>(simplex: &Simplex<R>, v: Vec3<R>, bounds: Bounds<R>, to_wo
         distance: d,
         bounds: Bounds { lower: crate::math::min(bounds.lower, d), upper: d },
         witness: Witness { point_a: Pt3::from(pa), point_b: Pt3::from(pb), normal: -v / d },
+    })
+}
+
+/// Threshold query: is the distance of `a` and `b` below `threshold`?
+///
+/// GJK runs as in [`distance`] (in the pair frame, warm-started from
+/// `cache`) but stops at the first iterate whose certified bounds lie on
+/// one side of the threshold: `lower > threshold` answers
+/// [`Threshold::Clear`], `upper < threshold` answers
+/// [`Threshold::Within`]. Only when the threshold lies inside the bounds
+/// does it run on to convergence; converged with the threshold still
+/// inside, the distance equals it within the tolerance and the answer is
+/// `Within` (the safe side). Touching or overlapping bodies are `Within`
+/// with `lower = −∞` (no depth is computed). The iteration cap is
+/// [`Threshold::Undetermined`], never `Clear`.
+///
+/// On clear pairs this costs a few iterations where [`distance`] needs all
+/// of them (the lower bound passes the threshold long before the gap
+/// closes). The bodies are taken as they are: for sphere-swept bodies
+/// [`contact::clearance`](super::contact::clearance) applies the
+/// threshold to their cores instead, which is exact and cheaper.
+///
+/// A NaN or infinite threshold answers [`Undetermined::NonFinite`].
+///
+/// ```
+/// use narrowphase::prelude::*;
+/// use narrowphase::query::Threshold;
+/// use nalgebra::{Translation3, Vector3};
+/// let a = Placed::new(Cuboid::new(Vector3::new(1.0_f64, 1.0, 1.0)).unwrap(), Pose::identity());
+/// let b = Placed::new(Cuboid::new(Vector3::new(1.0_f64, 1.0, 1.0)).unwrap(),
+///     Pose::from_parts(Translation3::new(2.5, 0.0, 0.0), Default::default()));
+/// let mut cache = GjkWarmStart::default();
+/// // The true distance is 0.5.
+/// let far = gjk::distance_below(&a, &b, 0.4, &Budget::default(), &mut cache);
+/// assert!(matches!(far, Threshold::Clear { bounds } if bounds.lower > 0.4));
+/// let near = gjk::distance_below(&a, &b, 0.6, &Budget::default(), &mut cache);
+/// assert!(matches!(near, Threshold::Within { bounds } if bounds.upper < 0.6));
+/// ```
+pub fn distance_below<R, A, B>(
+    a: &A,
+    b: &B,
+    threshold: R,
+    budget: &Budget<R>,
+    cache: &mut GjkWarmStart<R>,
+) -> Threshold<R>
+where
+    R: Real,
+    A: SupportMap<R> + ?Sized,
+    B: SupportMap<R> + ?Sized,
+{
+    let origin = a.center();
+    run_threshold(&Relative::new(a, origin), &Relative::new(b, origin), threshold, budget, cache)
+}
+
+/// The loop of [`distance_below`] on `a` and `b` as given (the caller picks
+/// the frame; the answer holds bounds only, no points). The bounds are on
+/// the distance of `a` and `b`; a positive lower bound is reported only
+/// above the rounding of the support values, `−∞` otherwise.
+pub(super) fn run_threshold<R, A, B>(
+    a: &A,
+    b: &B,
+    threshold: R,
+    budget: &Budget<R>,
+    cache: &mut GjkWarmStart<R>,
+) -> Threshold<R>
+where
+    R: Real,
+    A: SupportMap<R> + ?Sized,
+    B: SupportMap<R> + ?Sized,
+{
+    cache.iterations = 0;
+    if !budget.is_valid() {
+        return Threshold::Undetermined { reason: Undetermined::InvalidBudget, bounds: Bounds::unknown() };
+    }
+    if !threshold.finite() {
+        return Threshold::Undetermined { reason: Undetermined::NonFinite, bounds: Bounds::unknown() };
+    }
+    let mut cso = Cso::new(a, b);
+    cso.hint_a = cache.hint_a;
+    cso.hint_b = cache.hint_b;
+    let tolerance = budget.tolerance;
+    let mut lower = R::ZERO;
+    let mut upper = R::INFINITY;
+
+    let mut dir = cache.direction;
+    if !(dir.dot(&dir) > R::ZERO) || !crate::math::finite_vec(&dir) {
+        dir = cso.center();
+        if !(dir.dot(&dir) > R::ZERO) {
+            dir = Vec3::x();
+        }
+    }
+    let first = cso.support_point(&-dir);
+    if !first.is_finite() {
+        return Threshold::Undetermined { reason: Undetermined::NonFinite, bounds: Bounds::unknown() };
+    }
+    let mut scale = max(max_abs(&first.a.coords), max_abs(&first.b.coords));
+    let mut simplex = Simplex::one(first);
+    let mut v = first.w;
+    let mut vv = v.dot(&v);
+
+    // Signed-distance bounds: GJK's lower bound certifies only above the
+    // rounding; below it the bodies may overlap.
+    let certified = |lower: R, upper: R, scale: R| Bounds {
+        lower: if lower > rounding(scale) { crate::math::min(lower, upper) } else { -R::INFINITY },
+        upper,
+    };
+    // Converged (or stalled) with `lower <= threshold`: within the
+    // threshold when the distance is within the tolerance of it.
+    let settle = |lower: R, upper: R, scale: R| {
+        if upper <= threshold + tolerance * scale {
+            Threshold::Within { bounds: certified(lower, upper, scale) }
+        } else {
+            Threshold::Undetermined { reason: Undetermined::Degenerate, bounds: certified(lower, upper, scale) }
+        }
+    };
+
+    let mut outcome = None;
+    for it in 1..=budget.max_iterations {
+        cache.iterations = it;
+        upper = Real::sqrt(vv);
+        if !upper.finite() {
+            outcome = Some(Threshold::Undetermined { reason: Undetermined::NonFinite, bounds: Bounds::unknown() });
+            break;
+        }
+        if upper < threshold || !(upper > tolerance * scale) {
+            // Certified below the threshold, or touching within tolerance.
+            outcome = Some(Threshold::Within { bounds: certified(lower, upper, scale) });
+            break;
+        }
+        let p = cso.support_point(&-v);
+        if !p.is_finite() {
+            outcome = Some(Threshold::Undetermined {
+                reason: Undetermined::NonFinite,
+                bounds: certified(lower, upper, scale),
+            });
+            break;
+        }
+        scale = max(scale, max(max_abs(&p.a.coords), max_abs(&p.b.coords)));
+        lower = max(lower, v.dot(&p.w) / upper);
+        if lower > threshold && lower > rounding(scale) {
+            outcome = Some(Threshold::Clear { bounds: certified(lower, upper, scale) });
+            break;
+        }
+        if !(upper - lower > tolerance * scale) || simplex.contains(&p.w) {
+            outcome = Some(settle(lower, upper, scale));
+            break;
+        }
+        let previous_vv = vv;
+        simplex.push(p);
+        if simplex.reduce() {
+            outcome = Some(Threshold::Within { bounds: Bounds { lower: -R::INFINITY, upper: R::ZERO } });
+            break;
+        }
+        v = simplex.closest();
+        vv = v.dot(&v);
+        if !(vv < previous_vv) {
+            outcome = Some(settle(lower, crate::math::min(upper, Real::sqrt(vv)), scale));
+            break;
+        }
+    }
+    cache.direction = v;
+    cache.hint_a = cso.hint_a;
+    cache.hint_b = cso.hint_b;
+    outcome.unwrap_or(Threshold::Undetermined {
+        reason: Undetermined::IterationCap,
+        bounds: certified(lower, upper, scale),
     })
 }
