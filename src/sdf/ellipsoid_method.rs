@@ -200,10 +200,14 @@ impl<R: Real + defmt::Format, const D: usize> defmt::Format for SdfContact<R, D>
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[must_use = "an outcome may be Undetermined; match it"]
 pub enum EllipsoidMethodOutcome<R: Real, const D: usize> {
-    /// Apart (`f⁻ > 0`), or touching within tolerance with `f⁺ > 0`
-    /// (`bounds.lower ≤ 0` then).
+    /// Certified apart: `f⁻ > 0`, or (a collision query, [`Stop::Decided`])
+    /// `A ∩ B` proven empty, with `bounds.lower` then 0.
     Separated(SdfContact<R, D>),
-    /// Overlapping: `f⁺ ≤ 0`, a common point was found.
+    /// Overlapping (`f⁺ ≤ 0`: a common point was found), or touching within
+    /// the tolerance: `f⁻ ≤ 0 < f⁺` with the gap `f⁺ − f⁻` within the
+    /// tolerance, where `phi` may be positive by at most that gap. The other
+    /// query families report touching the same way; a pair is reported apart
+    /// only with a proof.
     Penetrating(SdfContact<R, D>),
     /// The cap was reached, or the input or the arithmetic failed; `bounds`
     /// bracket `φ*` as far as the method got.
@@ -390,6 +394,9 @@ struct Run<R: Real, const D: usize> {
     exact: bool,
     slack: R,
     balls_hold: bool,
+    /// `A ∩ B` proven empty (a collision query's proof of `φ* > 0`, whose
+    /// lower bound stays 0).
+    apart: bool,
 }
 
 impl<R: Real, const D: usize> Run<R, D> {
@@ -604,6 +611,7 @@ impl<R: Real> EllipsoidMethod<R> {
             exact,
             slack: tol,
             balls_hold: true,
+            apart: false,
         };
         let (mut hint_a, mut hint_b) = (warm.hint_a, warm.hint_b);
         let sa = a.eval_hinted(&x0, &mut hint_a);
@@ -770,6 +778,7 @@ impl<R: Real> EllipsoidMethod<R> {
         if separated {
             // φ* > 0 is proven; 0 is the lower bound the proof gives.
             run.lower = max(run.lower, R::ZERO);
+            run.apart = true;
         }
         let decided = run.upper - run.lower <= tol || feasibility && (run.upper <= R::ZERO || separated);
         if !decided && run.balls_hold {
@@ -842,10 +851,12 @@ impl<R: Real> EllipsoidMethod<R> {
             hint_b: hints.1,
             iterations: run.iterations,
         };
-        if run.upper <= R::ZERO {
-            EllipsoidMethodOutcome::Penetrating(contact)
-        } else {
+        // Apart only with a proof; a sign the tolerance leaves open is
+        // touching, reported as contact.
+        if run.upper > R::ZERO && (run.apart || run.lower > R::ZERO) {
             EllipsoidMethodOutcome::Separated(contact)
+        } else {
+            EllipsoidMethodOutcome::Penetrating(contact)
         }
     }
 }
