@@ -21,55 +21,33 @@
 //!   beyond the band).
 #![no_main]
 
-#[path = "shared/bodies.rs"]
-mod bodies;
+#[path = "shared/mod.rs"]
+mod shared;
 
-use arbitrary::Arbitrary;
-use bodies::*;
 use libfuzzer_sys::fuzz_target;
 use nalgebra::Translation3;
 use narrowphase::prelude::*;
 use narrowphase::support::contact::{contact, DEPTH_TOLERANCE};
 use narrowphase::support::epa::DefaultEpa;
-
-#[derive(Arbitrary, Debug)]
-struct Input {
-    f64: bool,
-    a: Body,
-    b: Body,
-    max_iterations: u8,
-    tolerance: Option<Num>,
-}
+use shared::bodies::*;
+use shared::checks::{finite_witness, undetermined, unit};
 
 fn check<R: Real>(what: &str, o: &Proximity<R>) {
     match o {
         Proximity::Separated(s) => {
             let (d, lo, hi) = (s.distance.to_f64(), s.bounds.lower.to_f64(), s.bounds.upper.to_f64());
             assert!(d.is_finite() && lo.is_finite() && hi.is_finite(), "{what}: non-finite {s:?}");
-            let w = &s.witness;
-            assert!(finite_p(&w.point_a) && finite_p(&w.point_b) && finite3(&w.normal), "{what}: witness {s:?}");
+            finite_witness(what, &s.witness, s);
             assert!(0.0 < lo && lo <= d && d <= hi, "{what}: bounds {s:?}");
         }
         Proximity::Penetrating(p) => {
             let (d, lo, hi) = (p.depth.to_f64(), p.bounds.lower.to_f64(), p.bounds.upper.to_f64());
             assert!(d.is_finite() && lo.is_finite() && hi.is_finite(), "{what}: non-finite {p:?}");
-            let w = &p.witness;
-            assert!(finite_p(&w.point_a) && finite_p(&w.point_b) && finite3(&w.normal), "{what}: witness {p:?}");
+            finite_witness(what, &p.witness, p);
             assert!(0.0 <= lo && lo <= d && d <= hi, "{what}: bounds {p:?}");
-            let n = w.normal.map(|x| x.to_f64()).norm();
-            assert!((n - 1.0).abs() < 1e-3, "{what}: normal of length {n}: {p:?}");
+            unit(what, &p.witness.normal, p);
         }
-        Proximity::Undetermined { reason, bounds } => {
-            match reason {
-                Undetermined::IterationCap
-                | Undetermined::OutOfCapacity
-                | Undetermined::Degenerate
-                | Undetermined::NonFinite
-                | Undetermined::InvalidBudget => {}
-            }
-            let (lo, hi) = (bounds.lower.to_f64(), bounds.upper.to_f64());
-            assert!(!lo.is_nan() && !hi.is_nan() && !(lo > hi), "{what}: bounds {o:?}");
-        }
+        Proximity::Undetermined { reason, bounds } => undetermined(what, reason, bounds, o),
     }
 }
 
@@ -99,16 +77,13 @@ fn agree<R: Real>(what: &str, o: &Proximity<R>, g: &GjkOutcome<R>, slack: f64) {
     }
 }
 
-fn run<R: Real>(input: &Input) {
-    let (mut store_a, mut store_b) = (PolyStore::<R>::new(), PolyStore::<R>::new());
-    let Some(sa) = shape::<R>(&input.a, &mut store_a) else { return };
-    let Some(sb) = shape::<R>(&input.b, &mut store_b) else { return };
-    let (pa, pb) = (pose::<R>(&input.a), pose::<R>(&input.b));
-    let a = Placed::new(&*sa, pa);
-    let b = Placed::new(&*sb, pb);
-    let budget = budget::<R>(input.max_iterations, input.tolerance);
-    // The default EPA workspace is sized for 64 iterations; a larger cap
-    // must end in OutOfCapacity, never out of bounds.
+fn run<R: Real>(input: &PairIn) {
+    let mut stores = [PolyStore::<R>::new(), PolyStore::<R>::new()];
+    let Some(pair) = input.build::<R>(&mut stores) else { return };
+    let (a, b) = pair.placed();
+    let (pb, budget) = (pair.pb, pair.budget);
+    // The default EPA workspace holds 64 iterations; the input's cap (up to
+    // 255) is clamped to it: never out of bounds.
 
     let answer = contact(&a, &b, &budget, &mut GjkWarmStart::default());
     check("contact", &answer);
@@ -125,8 +100,7 @@ fn run<R: Real>(input: &Input) {
     }
 
     let Some(scale) = scale_of(&a, &b) else { return };
-    let finite = rigid(&pa) && rigid(&pb);
-    if !finite {
+    if !(rigid(&pair.pa) && rigid(&pb)) {
         return;
     }
     let slack = slack(budget.tolerance, scale);
@@ -143,7 +117,7 @@ fn run<R: Real>(input: &Input) {
         let n = p.witness.normal;
         let shifted = |d: f64| {
             let t = Translation3::from(n * R::lit(d));
-            Placed::new(&*sb, t * pb)
+            Placed::new(&*pair.sb, t * pb)
         };
         let out = shifted(p.bounds.upper.to_f64() + slack);
         let scale2 = scale_of(&a, &out).unwrap_or(scale).max(scale);
@@ -154,7 +128,7 @@ fn run<R: Real>(input: &Input) {
         } else {
             budget.tolerance.to_f64()
         };
-        let band = bodies::slack(R::lit(tolerance), scale2);
+        let band = shared::bodies::slack(R::lit(tolerance), scale2);
         // On the margin path (sphere-swept bodies whose cores are apart) the
         // normal is GJK's direction between the cores, accurate to
         // |δθ|² ≤ 2·gap/d_core with the gap of its certificate: moving B by
@@ -178,7 +152,7 @@ fn run<R: Real>(input: &Input) {
     }
 }
 
-fuzz_target!(|input: Input| {
+fuzz_target!(init: shared::seeds::write(seed_pairs), |input: PairIn| {
     if input.f64 {
         run::<f64>(&input)
     } else {

@@ -8,10 +8,12 @@
 //! direction, any hint index). Numbers are either small fixed-point values
 //! (so that touching, nested and coincident configurations are common) or raw
 //! `f64` bit patterns (NaN, infinities, subnormals, huge values). Constructors
-//! may reject a shape (then the input is skipped); poses and caches are not
-//! validated by the library, so non-finite ones reach the query.
+//! may reject a shape (then the input is skipped); `Placed::new`
+//! re-orthonormalises a rotation (a NaN one stays NaN) and caches are not
+//! validated, so non-finite poses and caches reach the query.
 //!
-//! Oracles, for the cold query and a second, warm-started one:
+//! Oracles, for the first query (from the input's cache) and a second,
+//! warm-started one:
 //! - no panic;
 //! - `Separated`: distance, bounds and witness finite,
 //!   `bounds.lower <= distance <= bounds.upper` and `bounds.lower > 0`;
@@ -23,32 +25,32 @@
 //! - `Undetermined`: a reason (exhaustive match) and bounds without NaN,
 //!   `lower <= upper`;
 //! - warm and cold answers agree on separated/intersecting unless the pair
-//!   is within the tolerance of touching.
+//!   is within the tolerance of touching;
+//! - **placement invariance** (rigid poses): both bodies moved by one offset
+//!   `T` of up to 1e4 (f32) or 1e8 (f64), queried from the same cache, give
+//!   no certain answer against the first query's (a separation certified
+//!   beyond the band beside contact), and two separations have overlapping
+//!   certified intervals; the band (`shared/placement.rs`) is `2·ε·|coordinate|`
+//!   for the rounding of the moved poses plus `slack` at the size of the
+//!   pair, never at `|T|`.
 #![no_main]
+
+#[path = "shared/mod.rs"]
+mod shared;
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use nalgebra::{Matrix3, Quaternion, Rotation3, Translation3, UnitQuaternion, Vector3};
 use narrowphase::prelude::*;
-use narrowphase::query::Bounds;
+use shared::bodies::{self, build, finite_pose, pose, rigid, seed_num, seed_pairs, PolyStore, Size};
+use shared::seeds::{encode_enum, encode_struct, Rng};
+use shared::checks::{agree_gjk, finite_witness, undetermined};
+use shared::num::{v3, Num};
 
-#[derive(Arbitrary, Debug, Clone, Copy)]
-enum Num {
-    /// `i / 256`: within ±128, exact in both precisions.
-    Small(i16),
-    /// Raw bits: NaN, ±inf, subnormal, huge.
-    Raw(f64),
-}
+type Body<P = bodies::Prim> = bodies::Body<P>;
+use shared::placement::{self, pair_size, Offset};
 
-impl Num {
-    fn get(self) -> f64 {
-        match self {
-            Num::Small(i) => i as f64 / 256.0,
-            Num::Raw(x) => x,
-        }
-    }
-}
-
+/// The primitives of this target: those of `shared/bodies.rs` but the
+/// superquadric, ellipsoid semi-axes as plain numbers.
 #[derive(Arbitrary, Debug)]
 enum Prim {
     Sphere(Num),
@@ -67,26 +69,23 @@ enum Prim {
     },
 }
 
-#[derive(Arbitrary, Debug)]
-enum Wrap {
-    None,
-    Rounded(Num),
-    Linear([Num; 9]),
-}
+/// The ring sizes this target draws (3 to 40; the store holds more): the
+/// range is part of how the inputs decode.
+const MAX_RING: usize = 40;
 
-#[derive(Arbitrary, Debug)]
-enum Rot {
-    Identity,
-    AxisAngle([Num; 3]),
-    Quat([Num; 4]),
-}
-
-#[derive(Arbitrary, Debug)]
-struct Body {
-    prim: Prim,
-    wrap: Wrap,
-    translation: [Num; 3],
-    rotation: Rot,
+impl Prim {
+    /// The same primitive in the shared model.
+    fn model(&self) -> bodies::Prim {
+        match *self {
+            Prim::Sphere(r) => bodies::Prim::Sphere(r),
+            Prim::Cuboid(h) => bodies::Prim::Cuboid(h),
+            Prim::Capsule(h, r) => bodies::Prim::Capsule(h, r),
+            Prim::Cylinder(h, r) => bodies::Prim::Cylinder(h, r),
+            Prim::Cone(h, r) => bodies::Prim::Cone(h, r),
+            Prim::Ellipsoid(a) => bodies::Prim::Ellipsoid(a.map(Size::from)),
+            Prim::Bipyramid { n, r, top, bottom } => bodies::Prim::Bipyramid { n, r, top, bottom },
+        }
+    }
 }
 
 #[derive(Arbitrary, Debug)]
@@ -99,69 +98,61 @@ struct CacheIn {
 #[derive(Arbitrary, Debug)]
 struct Input {
     f64: bool,
-    a: Body,
-    b: Body,
+    a: Body<Prim>,
+    b: Body<Prim>,
     max_iterations: u8,
     tolerance: Option<Num>,
     cache: Option<CacheIn>,
+    offset: Offset,
 }
 
-/// What the queries need of a body.
-trait Shape<R: Real>: SupportMap<R> + Bounded<R> {}
-impl<R: Real, T: SupportMap<R> + Bounded<R>> Shape<R> for T {}
+encode_enum!(Prim {
+    Sphere(r),
+    Cuboid(h),
+    Capsule(h, r),
+    Cylinder(h, r),
+    Cone(h, r),
+    Ellipsoid(a),
+    Bipyramid { n, r, top, bottom },
+});
+encode_struct!(CacheIn { direction, hint_a, hint_b });
+encode_struct!(Input { f64, a, b, max_iterations, tolerance, cache, offset });
 
-#[path = "shared/bodies.rs"]
-mod bodies;
-use bodies::PolyStore;
-/// The ring sizes this target draws (3 to 40; the store holds more), kept
-/// so that the recorded inputs replay as they were found.
-const MAX_RING: usize = 40;
-
-fn v3<R: Real>(n: &[Num; 3]) -> Vector3<R> {
-    Vector3::new(R::lit(n[0].get()), R::lit(n[1].get()), R::lit(n[2].get()))
-}
-
-fn wrap<'a, R: Real, S: Shape<R> + 'a>(shape: S, w: &Wrap) -> Option<Box<dyn Shape<R> + 'a>> {
-    Some(match w {
-        Wrap::None => Box::new(shape),
-        Wrap::Rounded(r) => Box::new(Rounded::new(shape, Sphere::new(R::lit(r.get())).ok()?)),
-        Wrap::Linear(m) => {
-            let m = Matrix3::from_iterator(m.iter().map(|x| R::lit(x.get())));
-            Box::new(Affine::new(shape, m, Vector3::zeros()).ok()?)
-        }
-    })
-}
-
-fn shape<'a, R: Real>(body: &Body, store: &'a mut PolyStore<R>) -> Option<Box<dyn Shape<R> + 'a>> {
-    let l = |x: &Num| R::lit(x.get());
-    match &body.prim {
-        Prim::Sphere(r) => wrap(Sphere::new(l(r)).ok()?, &body.wrap),
-        Prim::Cuboid(h) => wrap(Cuboid::new(v3(h)).ok()?, &body.wrap),
-        Prim::Capsule(h, r) => wrap(Capsule::new(l(h), l(r)).ok()?, &body.wrap),
-        Prim::Cylinder(h, r) => wrap(Cylinder::new(l(h), l(r)).ok()?, &body.wrap),
-        Prim::Cone(h, r) => wrap(Cone::new(l(h), l(r)).ok()?, &body.wrap),
-        Prim::Ellipsoid(a) => wrap(Ellipsoid::new(v3(a)).ok()?, &body.wrap),
-        Prim::Bipyramid { n, r, top, bottom } => {
-            let (r, top, bottom) = (r.get(), top.get(), bottom.get());
-            if !(r > 0.0 && top > 0.0 && bottom > 0.0 && (r + top + bottom).is_finite()) {
-                return None;
-            }
-            store.bipyramid(3 + *n as usize % (MAX_RING - 2), r, top, bottom);
-            wrap(store.polytope()?, &body.wrap)
-        }
-    }
-}
-
-fn pose<R: Real>(body: &Body) -> Pose<R> {
-    let rotation = match &body.rotation {
-        Rot::Identity => Rotation3::identity(),
-        Rot::AxisAngle(v) => Rotation3::new(v3(v)),
-        Rot::Quat(q) => {
-            let q = Quaternion::new(R::lit(q[0].get()), R::lit(q[1].get()), R::lit(q[2].get()), R::lit(q[3].get()));
-            UnitQuaternion::new_normalize(q).to_rotation_matrix()
-        }
+/// A body of the shared model in this target's (`None` for a superquadric).
+fn from_model(b: &Body) -> Option<Body<Prim>> {
+    let prim = match b.prim.clone() {
+        bodies::Prim::Sphere(r) => Prim::Sphere(r),
+        bodies::Prim::Cuboid(h) => Prim::Cuboid(h),
+        bodies::Prim::Capsule(h, r) => Prim::Capsule(h, r),
+        bodies::Prim::Cylinder(h, r) => Prim::Cylinder(h, r),
+        bodies::Prim::Cone(h, r) => Prim::Cone(h, r),
+        bodies::Prim::Ellipsoid(a) => Prim::Ellipsoid(a.map(|x| Num::Raw(x.get()))),
+        bodies::Prim::Bipyramid { n, r, top, bottom } => Prim::Bipyramid { n, r, top, bottom },
+        bodies::Prim::Superquadric(..) => return None,
     };
-    Pose::from_parts(Translation3::from(v3::<R>(&body.translation)), rotation)
+    Some(Body { prim, wrap: b.wrap.clone(), translation: b.translation, rotation: b.rotation })
+}
+
+/// The shared pairs without superquadrics, some with a warm-start cache
+/// (a direction, hints in and out of range), each with an offset.
+fn seeds() -> Vec<Input> {
+    let mut rng = Rng::new(3);
+    let mut out = Vec::new();
+    for (i, p) in seed_pairs().iter().enumerate() {
+        let (Some(a), Some(b)) = (from_model(&p.a), from_model(&p.b)) else { continue };
+        let cache = (i % 3 == 0).then(|| CacheIn {
+            direction: [seed_num(&mut rng), seed_num(&mut rng), seed_num(&mut rng)],
+            hint_a: rng.pick(&[0, 1, 7, 40, 1 << 30]),
+            hint_b: rng.pick(&[0, 2, 65, u32::MAX]),
+        });
+        let tolerance = match i % 5 {
+            0 => Some(Num::Raw(rng.pick(&[1e-300, 4.6e-308, 1e-12, 1e-5]))),
+            _ => p.tolerance,
+        };
+        let offset = Offset { direction: [rng.range(-9, 9) as i8, 3, rng.range(-9, 9) as i8], exponent: i as u8 };
+        out.push(Input { f64: p.f64, a, b, max_iterations: p.max_iterations, tolerance, cache, offset });
+    }
+    out
 }
 
 /// Rounding allowance on `lower <= distance`, in units of `ε · size` (the
@@ -196,11 +187,8 @@ fn check<R: Real>(what: &str, o: &GjkOutcome<R>, geo: &Option<Geometry>) {
         GjkOutcome::Separated(s) => {
             let (d, lo, hi) = (s.distance.to_f64(), s.bounds.lower.to_f64(), s.bounds.upper.to_f64());
             assert!(finite(d) && finite(lo) && finite(hi), "{what}: non-finite separation {s:?}");
+            finite_witness(what, &s.witness, s);
             let w = &s.witness;
-            assert!(
-                w.point_a.iter().chain(w.point_b.iter()).chain(w.normal.iter()).all(|x| x.to_f64().is_finite()),
-                "{what}: non-finite witness {s:?}"
-            );
             let witness_size = w.point_a.iter().chain(w.point_b.iter()).fold(d, |m, x| m.max(x.to_f64().abs()));
             let size = geo.as_ref().map_or(witness_size, |g| g.scale.max(witness_size));
             let allowance = lower_bound_allowance() * R::EPSILON.to_f64() * size;
@@ -228,27 +216,17 @@ fn check<R: Real>(what: &str, o: &GjkOutcome<R>, geo: &Option<Geometry>) {
                 );
             }
         }
-        GjkOutcome::Undetermined { reason, bounds } => {
-            match reason {
-                Undetermined::IterationCap
-                | Undetermined::OutOfCapacity
-                | Undetermined::Degenerate
-                | Undetermined::NonFinite
-                | Undetermined::InvalidBudget => {}
-            }
-            let Bounds { lower, upper } = *bounds;
-            assert!(!lower.to_f64().is_nan() && !upper.to_f64().is_nan(), "{what}: NaN bounds {o:?}");
-            assert!(!(lower > upper), "{what}: lower bound above upper {o:?}");
-        }
+        GjkOutcome::Undetermined { reason, bounds } => undetermined(what, reason, bounds, o),
     }
 }
 
 fn run<R: Real>(input: &Input) {
     let (mut store_a, mut store_b) = (PolyStore::<R>::new(), PolyStore::<R>::new());
-    let Some(sa) = shape::<R>(&input.a, &mut store_a) else { return };
-    let Some(sb) = shape::<R>(&input.b, &mut store_b) else { return };
-    let a = Placed::new(&*sa, pose::<R>(&input.a));
-    let b = Placed::new(&*sb, pose::<R>(&input.b));
+    let Some(sa) = build::<R>(&input.a.prim.model(), &input.a.wrap, MAX_RING, &mut store_a) else { return };
+    let Some(sb) = build::<R>(&input.b.prim.model(), &input.b.wrap, MAX_RING, &mut store_b) else { return };
+    let (pa, pb) = (pose::<R>(&input.a), pose::<R>(&input.b));
+    let a = Placed::new(&*sa, pa);
+    let b = Placed::new(&*sb, pb);
 
     // A NaN, negative or zero tolerance is caller misuse the budget type does
     // not reject (a NaN one makes the first test report contact); keep
@@ -268,9 +246,7 @@ fn run<R: Real>(input: &Input) {
         let (ma, mb) = (a.center().map(|x| x.to_f64()), b.center().map(|x| x.to_f64()));
         let scale = (ca.coords.norm() + ra).max(cb.coords.norm() + rb);
         let all = [scale, ma.coords.norm(), mb.coords.norm()];
-        let poses_finite = [&a.pose(), &b.pose()]
-            .iter()
-            .all(|p| p.rotation.matrix().iter().chain(p.translation.vector.iter()).all(|x| x.to_f64().is_finite()));
+        let poses_finite = finite_pose(a.pose()) && finite_pose(b.pose());
         (poses_finite && all.iter().all(|x| x.is_finite())).then(|| Geometry {
             sphere_gap: (ca - cb).norm() - ra - rb,
             centre_distance: (ma - mb).norm(),
@@ -285,6 +261,7 @@ fn run<R: Real>(input: &Input) {
         cache.hint_a = SupportWarmStart(c.hint_a);
         cache.hint_b = SupportWarmStart(c.hint_b);
     }
+    let given = cache;
     let first = gjk::distance(&a, &b, &budget, &mut cache);
     check("first query", &first, &geo);
     let warm = gjk::distance(&a, &b, &budget, &mut cache);
@@ -299,9 +276,30 @@ fn run<R: Real>(input: &Input) {
         });
         assert!(x == y || touching, "first and warm query disagree: {first:?} vs {warm:?}");
     }
+
+    // The pair moved far from the origin, from the same cache (its direction
+    // and hints do not depend on the placement): no certain answer against
+    // the unmoved one, and the certified intervals of the two distances
+    // (which differ by the rounding of the moved poses) overlap.
+    if !(rigid(&pa) && rigid(&pb)) {
+        return;
+    }
+    let (Some(t), Some(size)) = (input.offset.vector::<R>(), pair_size(&a, &b)) else { return };
+    let (fa, fb) = (placement::moved(&pa, &t), placement::moved(&pb, &t));
+    let Some(band) = placement::band(budget.tolerance, size, [&fa, &fb]) else { return };
+    let far = gjk::distance(&Placed::new(&*sa, fa), &Placed::new(&*sb, fb), &budget, &mut given.clone());
+    check("query on the pair moved by T", &far, &None);
+    agree_gjk("placement: the pair vs the pair moved by T", &first, &far, band);
+    if let (GjkOutcome::Separated(s), GjkOutcome::Separated(m)) = (&first, &far) {
+        let (x, y) = (s.bounds, m.bounds);
+        assert!(
+            x.lower.to_f64() <= y.upper.to_f64() + band && y.lower.to_f64() <= x.upper.to_f64() + band,
+            "placement: disjoint certificates (band {band}):\n{s:?}\n{m:?}"
+        );
+    }
 }
 
-fuzz_target!(|input: Input| {
+fuzz_target!(init: shared::seeds::write(seeds), |input: Input| {
     if input.f64 {
         run::<f64>(&input)
     } else {

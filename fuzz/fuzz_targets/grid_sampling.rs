@@ -22,16 +22,19 @@
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use nalgebra::{Matrix3, Quaternion, UnitQuaternion, Vector3};
+use nalgebra::Vector3;
+use narrowphase::error::GridError;
 use narrowphase::math::Real;
 use narrowphase::sdf::grid::{fill_first_order, fill_zeroth, FirstOrderGrid, Grid, GridLayout, GridValue};
-use narrowphase::error::GridError;
 use narrowphase::sdf::{Sdf, SdfAccuracy, Torus, Transformed};
 use narrowphase::shape::{Cuboid, Sphere};
 
-#[path = "shared/bodies.rs"]
-mod bodies;
-use bodies::Num;
+#[path = "shared/mod.rs"]
+mod shared;
+use shared::bodies::seed_num;
+use shared::num::{nums, v3, Num};
+use shared::seeds::{encode_enum, encode_struct, Rng};
+use shared::sdf_bodies::{quat_rotation, seed_quat, seed_translation};
 
 #[derive(Arbitrary, Debug, Clone, Copy)]
 enum Dim {
@@ -89,8 +92,44 @@ struct Input {
     analytic: Analytic,
 }
 
-fn v3<R: Real>(v: &[Num; 3]) -> Vector3<R> {
-    Vector3::new(R::lit(v[0].get()), R::lit(v[1].get()), R::lit(v[2].get()))
+encode_enum!(Dim { Small(n), Huge(n) });
+encode_struct!(RawGrid { dims, origin, spacing, first_order, values, extra });
+encode_enum!(PrimIn { Sphere(r), Cuboid(h), Torus(big, small) });
+encode_struct!(Analytic { prim, quat, scale, translation, cells, margin, queries, inside });
+encode_struct!(Input { f32, raw, analytic });
+
+/// Layouts from degenerate to huge with fitting, short and long value
+/// slices (smooth, steep, non-finite), and every analytic body under
+/// similarities, in both precisions.
+fn seeds() -> Vec<Input> {
+    let mut rng = Rng::new(9);
+    let mut out = Vec::new();
+    for i in 0..300 {
+        let odd = i % 5 == 4;
+        let mut dim = || if odd && rng.below(3) == 0 { Dim::Huge(rng.next()) } else { Dim::Small(rng.range(0, 7) as u8) };
+        let dims = [dim(), dim(), dim()];
+        let origin = if odd { [seed_num(&mut rng), seed_num(&mut rng), seed_num(&mut rng)] } else { nums([-1.0, 0.0, 2.5]) };
+        let spacing = if odd { seed_num(&mut rng) } else { Num::of(rng.pick(&[0.125, 0.5, 1.0])) };
+        let values = (0..rng.pick(&[0, 1, 8, 64])).map(|k| if odd { seed_num(&mut rng) } else { Num::of(k as f64 * 0.25 - 2.0) }).collect();
+        let raw = RawGrid { dims, origin, spacing, first_order: i % 2 == 0, values, extra: rng.pick(&[0, 0, 0, -1, 1, 100, -128]) };
+        let prim = match i % 3 {
+            0 => PrimIn::Sphere(Num::of(rng.pick(&[0.5, 1.0, 3.0]))),
+            1 => PrimIn::Cuboid(nums([1.0, 0.5, rng.pick(&[0.25, 2.0])])),
+            _ => PrimIn::Torus(Num::of(1.0), Num::of(rng.pick(&[0.125, 0.5]))),
+        };
+        let analytic = Analytic {
+            prim,
+            quat: seed_quat(&mut rng),
+            scale: if odd { seed_num(&mut rng) } else { Num::of(rng.pick(&[0.5, 1.0, 2.0])) },
+            translation: seed_translation(&mut rng),
+            cells: rng.range(0, 15) as u8,
+            margin: rng.range(0, 3) as u8,
+            queries: (0..rng.below(4)).map(|_| [seed_num(&mut rng), seed_num(&mut rng), seed_num(&mut rng)]).collect(),
+            inside: (0..rng.below(16)).map(|_| [rng.next() as u8, rng.next() as u8, rng.next() as u8]).collect(),
+        };
+        out.push(Input { f32: i % 2 == 1, raw, analytic });
+    }
+    out
 }
 
 /// The documented error of `GridLayout::new`, recomputed independently.
@@ -164,10 +203,9 @@ fn run_raw<R: Real + GridValue>(raw: &RawGrid) {
         .map(|i| if raw.values.is_empty() { R::ZERO } else { R::lit(raw.values[i % raw.values.len()].get()) })
         .collect();
     // `NonFiniteValue`: NaN, infinite, or beyond the kernel's extent
-    // `sqrt(MAX)/1e3` (documented since the fix of
-    // fuzz/regressions/grid_sampling/f64-first-order-huge-finite-values-nan-
-    // at-sample; the spacing half, `f32-first-order-spacing-4.5e24-nan`, is
-    // the layout's extent rule above).
+    // `sqrt(MAX)/1e3` (documented: the interpolation's products of larger
+    // values overflow; the spacing's part of that rule is the layout's
+    // extent rule above).
     let extent = Real::sqrt(R::MAX) / R::lit(1.0e3);
     let first_bad = vals.iter().position(|v| !(v.abs() <= extent));
     let expected = if len != need {
@@ -200,10 +238,11 @@ fn run_raw<R: Real + GridValue>(raw: &RawGrid) {
             // point lies `δ ≤ 4ε·(scale/h + n)` cells off the sample per axis
             // (≤ 1/16 by the `BadSpacing` rule). Along each axis the
             // trilinear interpolant moves by at most `δ·(max − min)` of the
-            // values. Arbitrary values are not Lipschitz (the finding
-            // `grid_sampling/f64-rounded-sample-point-steep-raw-values`:
-            // 28 across a cell of 8.3e-275, δ = 7.1e-11, off by 3.0e-9), so
-            // that term is part of the tolerance.
+            // values. Arbitrary values are not Lipschitz (in
+            // `regressions/grid_sampling/f64-rounded-sample-point-steep-raw-values`
+            // they jump by 28 across a cell of 8.3e-275: δ = 7.1e-11 puts the
+            // value 3.0e-9 off the stored one), so that term is part of the
+            // tolerance.
             let [nx, ny, nz] = layout.dims();
             let (vmax, vmin) = vals
                 .iter()
@@ -246,16 +285,7 @@ impl<R: Real> Body<R> {
 }
 
 fn body<R: Real>(a: &Analytic) -> Option<Body<R>> {
-    let q = match &a.quat {
-        None => Matrix3::identity(),
-        Some(q) => {
-            let q = Quaternion::new(q[0].get(), q[1].get(), q[2].get(), q[3].get());
-            if !(q.norm() > 1e-3 && q.norm().is_finite()) {
-                return None;
-            }
-            UnitQuaternion::from_quaternion(q).to_rotation_matrix().into_inner().map(R::lit)
-        }
-    };
+    let q = quat_rotation::<R>(&a.quat)?;
     let (s, t) = (R::lit(a.scale.get()), v3::<R>(&a.translation));
     let r = |x: Num| R::lit(x.get());
     Some(match &a.prim {
@@ -363,7 +393,7 @@ fn run_analytic<R: Real + GridValue>(a: &Analytic) {
     }
 }
 
-fuzz_target!(|input: Input| {
+fuzz_target!(init: shared::seeds::write(seeds), |input: Input| {
     if input.f32 {
         run_raw::<f32>(&input.raw);
         run_analytic::<f32>(&input.analytic);

@@ -25,21 +25,21 @@
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use nalgebra::{Matrix3, Quaternion, UnitQuaternion, Vector3};
+use nalgebra::Vector3;
+use narrowphase::error::OctreeError;
 use narrowphase::math::Real;
+use narrowphase::query::Stop;
 use narrowphase::sdf::interval::Interval;
 use narrowphase::sdf::octree::{self, Cell, CellClass, KeptCell, OctreeParams, OctreeVerdict};
-use narrowphase::error::OctreeError;
-use narrowphase::query::Stop;
-use narrowphase::sdf::{
-    Aabb, Ball, Difference, Halfspace, Intersection, IntervalSdf, Sdf, SdfAccuracy, SdfSample, SmoothUnion, Torus,
-    Transformed, Union,
-};
+use narrowphase::sdf::{Aabb, Difference, Halfspace, Intersection, IntervalSdf, Sdf, SmoothUnion, Torus, Transformed, Union};
 use narrowphase::shape::{Capsule, Cuboid, Cylinder, Sphere};
 
-#[path = "shared/bodies.rs"]
-mod bodies;
-use bodies::Num;
+#[path = "shared/mod.rs"]
+mod shared;
+use shared::bodies::seed_num;
+use shared::num::{nums, v3, Num};
+use shared::seeds::{encode_enum, encode_struct, Rng};
+use shared::sdf_bodies::{box_scale, quat_rotation, sdf_enum, seed_quat, seed_translation};
 
 #[derive(Arbitrary, Debug)]
 enum PrimIn {
@@ -87,109 +87,93 @@ struct Input {
     probe: ([Num; 3], [Num; 3]),
 }
 
+encode_enum!(PrimIn { Sphere(r), Cuboid(h), Capsule(h, r), Cylinder(h, r), Torus(big, small), Halfspace(n, c) });
+encode_struct!(Placement { quat, scale, translation });
+encode_struct!(PrimBody { prim, at });
+encode_enum!(BodyIn { Prim(p), Union(p, q), Intersection(p, q), Difference(p, q), Smooth(p, q, k) });
+encode_struct!(Input { f32, a, b, depth, max_cells, decide, stack, out, probe });
+
+/// Every primitive alone and in every CSG pair, placed by similarities
+/// (scales 1/4 to 4, odd ones sometimes), in both precisions, both modes,
+/// with depths and budgets small enough to run fast, and odd stacks.
+fn seeds() -> Vec<Input> {
+    let mut rng = Rng::new(8);
+    let prim = |k: usize, rng: &mut Rng| {
+        let mut s = || Num::of(rng.pick(&[0.25, 0.5, 1.0, 1.5]));
+        match k % 6 {
+            0 => PrimIn::Sphere(s()),
+            1 => PrimIn::Cuboid([s(), s(), s()]),
+            2 => PrimIn::Capsule(s(), s()),
+            3 => PrimIn::Cylinder(s(), s()),
+            4 => PrimIn::Torus(Num::of(1.0), s()),
+            _ => PrimIn::Halfspace(nums([0.0, 0.5, 1.0]), s()),
+        }
+    };
+    let body = |k: usize, odd: bool, rng: &mut Rng| {
+        let mut p = |k: usize| PrimBody {
+            prim: prim(k, rng),
+            at: Placement {
+                quat: seed_quat(rng),
+                scale: if odd { seed_num(rng) } else { Num::of(rng.pick(&[0.25, 1.0, 4.0])) },
+                translation: seed_translation(rng),
+            },
+        };
+        match k / 6 % 5 {
+            0 => BodyIn::Prim(p(k)),
+            1 => BodyIn::Union(p(k), p(k + 1)),
+            2 => BodyIn::Intersection(p(k), p(k + 2)),
+            3 => BodyIn::Difference(p(k), p(k + 3)),
+            _ => BodyIn::Smooth(p(k), p(k + 4), Num::of(0.25)),
+        }
+    };
+    let mut out = Vec::new();
+    for i in 0..300 {
+        let odd = i % 7 == 6;
+        let (a, b) = (body(i % 30, odd, &mut rng), body(i / 30 * 3 % 30, odd, &mut rng));
+        let corner = |rng: &mut Rng| [seed_num(rng), seed_num(rng), seed_num(rng)];
+        let probe = (corner(&mut rng), corner(&mut rng));
+        out.push(Input {
+            f32: i % 2 == 0,
+            a,
+            b,
+            depth: if odd { rng.pick(&[0, 9, 16, 40]) } else { rng.range(1, 6) as u8 },
+            max_cells: rng.pick(&[0, 1, 64, 512, 4096]),
+            decide: i % 3 == 0,
+            stack: if odd { Some(rng.range(0, 8) as u8) } else { None },
+            out: rng.pick(&[0, 1, 8, 255]),
+            probe,
+        });
+    }
+    out
+}
+
 type T<S, R> = Transformed<S, R, 3>;
 
-#[derive(Clone, Copy, Debug)]
-enum Prim<R: Real> {
-    Sphere(T<Sphere<R>, R>),
-    Cuboid(T<Cuboid<R>, R>),
-    Capsule(T<Capsule<R>, R>),
-    Cylinder(T<Cylinder<R>, R>),
-    Torus(T<Torus<R>, R>),
-    Halfspace(T<Halfspace<R, 3>, R>),
-}
-
-macro_rules! each {
-    ($self:expr, $b:ident => $e:expr) => {
-        match $self {
-            Prim::Sphere($b) => $e,
-            Prim::Cuboid($b) => $e,
-            Prim::Capsule($b) => $e,
-            Prim::Cylinder($b) => $e,
-            Prim::Torus($b) => $e,
-            Prim::Halfspace($b) => $e,
-        }
-    };
-}
-
-impl<R: Real> Sdf<R, 3> for Prim<R> {
-    fn eval(&self, x: &Vector3<R>) -> SdfSample<R, 3> {
-        each!(self, b => b.eval(x))
-    }
-    fn accuracy(&self) -> SdfAccuracy {
-        each!(self, b => b.accuracy())
-    }
-    fn bounding_ball(&self) -> Ball<R, 3> {
-        each!(self, b => b.bounding_ball())
-    }
-    fn bounding_box(&self) -> Aabb<R, 3> {
-        each!(self, b => b.bounding_box())
+sdf_enum! {
+    /// A primitive under a similarity.
+    enum Prim<R> + IntervalSdf {
+        Sphere(T<Sphere<R>, R>),
+        Cuboid(T<Cuboid<R>, R>),
+        Capsule(T<Capsule<R>, R>),
+        Cylinder(T<Cylinder<R>, R>),
+        Torus(T<Torus<R>, R>),
+        Halfspace(T<Halfspace<R, 3>, R>),
     }
 }
 
-impl<R: Real> IntervalSdf<R, 3> for Prim<R> {
-    fn eval_interval(&self, x: &[Interval<R>; 3]) -> Interval<R> {
-        each!(self, b => b.eval_interval(x))
+sdf_enum! {
+    /// A primitive or a CSG pair of them.
+    enum Body<R> + IntervalSdf {
+        Prim(Prim<R>),
+        Union(Union<Prim<R>, Prim<R>>),
+        Intersection(Intersection<Prim<R>, Prim<R>>),
+        Difference(Difference<Prim<R>, Prim<R>>),
+        Smooth(SmoothUnion<Prim<R>, Prim<R>, R>),
     }
-}
-
-#[derive(Clone, Copy, Debug)]
-enum Body<R: Real> {
-    Prim(Prim<R>),
-    Union(Union<Prim<R>, Prim<R>>),
-    Intersection(Intersection<Prim<R>, Prim<R>>),
-    Difference(Difference<Prim<R>, Prim<R>>),
-    Smooth(SmoothUnion<Prim<R>, Prim<R>, R>),
-}
-
-macro_rules! each_body {
-    ($self:expr, $b:ident => $e:expr) => {
-        match $self {
-            Body::Prim($b) => $e,
-            Body::Union($b) => $e,
-            Body::Intersection($b) => $e,
-            Body::Difference($b) => $e,
-            Body::Smooth($b) => $e,
-        }
-    };
-}
-
-impl<R: Real> Sdf<R, 3> for Body<R> {
-    fn eval(&self, x: &Vector3<R>) -> SdfSample<R, 3> {
-        each_body!(self, b => b.eval(x))
-    }
-    fn accuracy(&self) -> SdfAccuracy {
-        each_body!(self, b => b.accuracy())
-    }
-    fn bounding_ball(&self) -> Ball<R, 3> {
-        each_body!(self, b => b.bounding_ball())
-    }
-    fn bounding_box(&self) -> Aabb<R, 3> {
-        each_body!(self, b => b.bounding_box())
-    }
-}
-
-impl<R: Real> IntervalSdf<R, 3> for Body<R> {
-    fn eval_interval(&self, x: &[Interval<R>; 3]) -> Interval<R> {
-        each_body!(self, b => b.eval_interval(x))
-    }
-}
-
-fn v3<R: Real>(v: &[Num; 3]) -> Vector3<R> {
-    Vector3::new(R::lit(v[0].get()), R::lit(v[1].get()), R::lit(v[2].get()))
 }
 
 fn prim<R: Real>(p: &PrimBody) -> Option<Prim<R>> {
-    let q = match &p.at.quat {
-        None => Matrix3::identity(),
-        Some(q) => {
-            let q = Quaternion::new(q[0].get(), q[1].get(), q[2].get(), q[3].get());
-            if !(q.norm() > 1e-3 && q.norm().is_finite()) {
-                return None;
-            }
-            UnitQuaternion::from_quaternion(q).to_rotation_matrix().into_inner().map(R::lit)
-        }
-    };
+    let q = quat_rotation::<R>(&p.at.quat)?;
     let (s, t) = (R::lit(p.at.scale.get()), v3::<R>(&p.at.translation));
     let r = |x: Num| R::lit(x.get());
     Some(match &p.prim {
@@ -239,10 +223,7 @@ fn run<R: Real>(input: &Input) {
     // The scale of the problem for rounding tolerances: the region's extent
     // from the origin.
     let region = a.bounding_box().intersection(&b.bounding_box());
-    let scale = region.map_or(R::ONE, |r| {
-        let m = r.min.iter().chain(r.max.iter()).fold(R::ONE, |m, v| if v.abs() > m { v.abs() } else { m });
-        m
-    });
+    let scale = region.map_or(R::ONE, |r| box_scale(&[&r]));
     let tol = R::EPSILON * R::lit(64.0) * scale;
 
     let rep = match result {
@@ -298,8 +279,8 @@ fn run<R: Real>(input: &Input) {
     if let Ok(probe) = Aabb::new(lo, hi) {
         if probe.is_finite() {
             let xs: [Interval<R>; 3] = core::array::from_fn(|i| Interval::new(lo[i], hi[i]).unwrap());
-            let big =
-                probe.min.iter().chain(probe.max.iter()).fold(scale, |m, v| if v.abs() > m { v.abs() } else { m });
+            let big = box_scale(&[&probe]);
+            let big = if big > scale { big } else { scale };
             let tol = R::EPSILON * R::lit(64.0) * big;
             for s in [&a, &b] {
                 let range = s.eval_interval(&xs);
@@ -317,7 +298,7 @@ fn run<R: Real>(input: &Input) {
     }
 }
 
-fuzz_target!(|input: Input| {
+fuzz_target!(init: shared::seeds::write(seeds), |input: Input| {
     if input.f32 {
         run::<f32>(&input);
     } else {

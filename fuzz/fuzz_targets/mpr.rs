@@ -24,32 +24,22 @@
 //!   the exit of the ray along `n`, which can be shorter.
 #![no_main]
 
-#[path = "shared/bodies.rs"]
-mod bodies;
+#[path = "shared/mod.rs"]
+mod shared;
 
-use arbitrary::Arbitrary;
-use bodies::*;
 use libfuzzer_sys::fuzz_target;
 use nalgebra::Translation3;
 use narrowphase::prelude::*;
 use narrowphase::support::contact::contact;
-
-#[derive(Arbitrary, Debug)]
-struct Input {
-    f64: bool,
-    a: Body,
-    b: Body,
-    max_iterations: u8,
-    tolerance: Option<Num>,
-}
+use shared::bodies::*;
+use shared::checks::{finite_witness, undetermined, unit};
 
 fn check<R: Real>(what: &str, o: &MprOutcome<R>, converged: bool) {
     match o {
         MprOutcome::Separated { lower_bound, axis } => {
             let lo = lower_bound.to_f64();
             assert!(lo.is_finite() && lo > 0.0 && finite3(axis), "{what}: {o:?}");
-            let n = axis.map(|x| x.to_f64()).norm();
-            assert!((n - 1.0).abs() < 1e-3, "{what}: axis of length {n}: {o:?}");
+            unit(what, axis, o);
         }
         MprOutcome::Penetrating(p) => {
             let (d, lo, hi) = (p.depth.to_f64(), p.bounds.lower.to_f64(), p.bounds.upper.to_f64());
@@ -57,23 +47,11 @@ fn check<R: Real>(what: &str, o: &MprOutcome<R>, converged: bool) {
             if converged {
                 assert!(lo.is_finite() && hi.is_finite(), "{what}: non-finite bounds {p:?}");
             }
-            let w = &p.witness;
-            assert!(finite_p(&w.point_a) && finite_p(&w.point_b) && finite3(&w.normal), "{what}: witness {p:?}");
+            finite_witness(what, &p.witness, p);
             assert!(d >= 0.0 && lo <= d && d <= hi, "{what}: bounds {p:?}");
-            let n = w.normal.map(|x| x.to_f64()).norm();
-            assert!((n - 1.0).abs() < 1e-3, "{what}: normal of length {n}: {p:?}");
+            unit(what, &p.witness.normal, p);
         }
-        MprOutcome::Undetermined { reason, bounds } => {
-            match reason {
-                Undetermined::IterationCap
-                | Undetermined::OutOfCapacity
-                | Undetermined::Degenerate
-                | Undetermined::NonFinite
-                | Undetermined::InvalidBudget => {}
-            }
-            let (lo, hi) = (bounds.lower.to_f64(), bounds.upper.to_f64());
-            assert!(!lo.is_nan() && !hi.is_nan() && !(lo > hi), "{what}: bounds {o:?}");
-        }
+        MprOutcome::Undetermined { reason, bounds } => undetermined(what, reason, bounds, o),
     }
 }
 
@@ -104,14 +82,11 @@ fn agree_mpr<R: Real>(x: &MprOutcome<R>, y: &MprOutcome<R>, slack: f64) {
     }
 }
 
-fn run<R: Real>(input: &Input) {
-    let (mut store_a, mut store_b) = (PolyStore::<R>::new(), PolyStore::<R>::new());
-    let Some(sa) = shape::<R>(&input.a, &mut store_a) else { return };
-    let Some(sb) = shape::<R>(&input.b, &mut store_b) else { return };
-    let (pa, pb) = (pose::<R>(&input.a), pose::<R>(&input.b));
-    let a = Placed::new(&*sa, pa);
-    let b = Placed::new(&*sb, pb);
-    let budget = budget::<R>(input.max_iterations, input.tolerance);
+fn run<R: Real>(input: &PairIn) {
+    let mut stores = [PolyStore::<R>::new(), PolyStore::<R>::new()];
+    let Some(pair) = input.build::<R>(&mut stores) else { return };
+    let (a, b) = pair.placed();
+    let (pb, budget) = (pair.pb, pair.budget);
 
     let hit = mpr::intersect(&a, &b, &budget);
     check("mpr::intersect", &hit, false);
@@ -120,8 +95,7 @@ fn run<R: Real>(input: &Input) {
     let g = gjk::distance(&a, &b, &budget, &mut GjkWarmStart::default());
 
     let Some(scale) = scale_of(&a, &b) else { return };
-    let finite = rigid(&pa) && rigid(&pb);
-    if !finite {
+    if !(rigid(&pair.pa) && rigid(&pb)) {
         return;
     }
     let slack = slack(budget.tolerance, scale);
@@ -139,15 +113,15 @@ fn run<R: Real>(input: &Input) {
         return;
     }
     let n = p.witness.normal;
-    let shifted = |d: f64| Placed::new(&*sb, Translation3::from(n * R::lit(d)) * pb);
+    let shifted = |d: f64| Placed::new(&*pair.sb, Translation3::from(n * R::lit(d)) * pb);
     let scale2 = scale_of(&a, &shifted(upper + slack)).unwrap_or(scale).max(scale);
-    let band = bodies::slack(budget.tolerance, scale2);
+    let band = shared::bodies::slack(budget.tolerance, scale2);
     if let GjkOutcome::Penetrating(_) = gjk::distance(&a, &shifted(upper + band), &budget, &mut GjkWarmStart::default()) {
         panic!("moving B by MPR's upper + {band} along its normal leaves contact: {p:?}");
     }
 }
 
-fuzz_target!(|input: Input| {
+fuzz_target!(init: shared::seeds::write(seed_pairs), |input: PairIn| {
     if input.f64 {
         run::<f64>(&input)
     } else {

@@ -25,43 +25,21 @@
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use nalgebra::{Matrix3, Quaternion, Rotation3, SVector, Translation3, UnitQuaternion, Vector3};
+use nalgebra::SVector;
+use narrowphase::error::ParticleError;
 use narrowphase::math::Real;
 use narrowphase::query::Budget;
-use narrowphase::sdf::particles::{iterate_projection, particle_contacts, sample_resolution, ParticleContact, ParticleParams, MAX_PARTICLES};
-use narrowphase::error::ParticleError;
-use narrowphase::sdf::{Aabb, Ball, Difference, Intersection, Sdf, SdfAccuracy, SdfSample, Torus, Transformed, Union};
-use narrowphase::shape::{Capsule, Cuboid, Cylinder, Placed, Sphere};
-use narrowphase::math::Pose;
-use narrowphase::support::gjk::{self, GjkWarmStart, GjkOutcome};
+use narrowphase::sdf::particles::{
+    iterate_projection, particle_contacts, sample_resolution, ParticleContact, ParticleParams, MAX_PARTICLES,
+};
+use narrowphase::sdf::Sdf;
 
-#[path = "shared/bodies.rs"]
-mod bodies;
-use bodies::Num;
-
-#[derive(Arbitrary, Debug)]
-enum PrimIn {
-    Sphere(Num),
-    Cuboid([Num; 3]),
-    Capsule(Num, Num),
-    Cylinder(Num, Num),
-    Torus(Num, Num),
-}
-
-#[derive(Arbitrary, Debug)]
-struct PrimBody {
-    prim: PrimIn,
-    quat: Option<[Num; 4]>,
-    translation: [Num; 3],
-}
-
-#[derive(Arbitrary, Debug)]
-enum BodyIn {
-    Prim(PrimBody),
-    Union(PrimBody, PrimBody),
-    Intersection(PrimBody, PrimBody),
-    Difference(PrimBody, PrimBody),
-}
+#[path = "shared/mod.rs"]
+mod shared;
+use shared::num::{v3, Num};
+use shared::bodies::seed_num;
+use shared::sdf_bodies::{body, gjk_lower, pair_scale, seed_body_in, BodyIn};
+use shared::seeds::{encode_struct, Rng};
 
 #[derive(Arbitrary, Debug)]
 struct Input {
@@ -79,148 +57,35 @@ struct Input {
     capacity: u8,
 }
 
-#[derive(Clone, Copy, Debug)]
-enum Prim<R: Real> {
-    Sphere(Placed<Sphere<R>, R>),
-    Cuboid(Placed<Cuboid<R>, R>),
-    Capsule(Placed<Capsule<R>, R>),
-    Cylinder(Placed<Cylinder<R>, R>),
-    Torus(Transformed<Torus<R>, R, 3>),
-}
+encode_struct!(Input { f32, dim, extent, n, a, b, resolution, max_steps, epsilon, thinning, points, capacity });
 
-macro_rules! each {
-    ($self:expr, $b:ident => $e:expr) => {
-        match $self {
-            Prim::Sphere($b) => $e,
-            Prim::Cuboid($b) => $e,
-            Prim::Capsule($b) => $e,
-            Prim::Cylinder($b) => $e,
-            Prim::Torus($b) => $e,
-        }
-    };
-}
-
-impl<R: Real> Sdf<R, 3> for Prim<R> {
-    fn eval(&self, x: &Vector3<R>) -> SdfSample<R, 3> {
-        each!(self, b => b.eval(x))
+/// Every pair of body kinds (primitives and CSG pairs) in both precisions,
+/// resolutions in 1–4 dimensions with flat, huge and invalid extents, and
+/// default and odd parameters.
+fn seeds() -> Vec<Input> {
+    let mut rng = Rng::new(7);
+    let mut out = Vec::new();
+    for i in 0..400 {
+        let (a, b) = (seed_body_in(i % 20, &mut rng), seed_body_in(i / 20 % 20, &mut rng));
+        let odd = i % 5 == 4;
+        let extent = core::array::from_fn(|_| if odd { seed_num(&mut rng) } else { Num::of(rng.pick(&[0.0, 1.0, 2.5, 100.0])) });
+        let points = (0..rng.below(4)).map(|_| [seed_num(&mut rng), seed_num(&mut rng), seed_num(&mut rng)]).collect();
+        out.push(Input {
+            f32: i % 2 == 0,
+            dim: rng.range(0, 3) as u8,
+            extent,
+            n: rng.pick(&[0, 1, 5, 12, 40, 399]),
+            a,
+            b,
+            resolution: rng.range(0, 12) as u8,
+            max_steps: if odd { rng.pick(&[0, 1, 39]) } else { 16 },
+            epsilon: odd.then(|| seed_num(&mut rng)),
+            thinning: (i % 3 == 0).then(|| if odd { seed_num(&mut rng) } else { Num::of(0.25) }),
+            points,
+            capacity: rng.range(0, 15) as u8,
+        });
     }
-    fn accuracy(&self) -> SdfAccuracy {
-        each!(self, b => b.accuracy())
-    }
-    fn bounding_ball(&self) -> Ball<R, 3> {
-        each!(self, b => b.bounding_ball())
-    }
-    fn bounding_box(&self) -> Aabb<R, 3> {
-        each!(self, b => b.bounding_box())
-    }
-}
-
-#[derive(Clone, Copy, Debug)]
-enum Body<R: Real> {
-    Prim(Prim<R>),
-    Union(Union<Prim<R>, Prim<R>>),
-    Intersection(Intersection<Prim<R>, Prim<R>>),
-    Difference(Difference<Prim<R>, Prim<R>>),
-}
-
-macro_rules! each_body {
-    ($self:expr, $b:ident => $e:expr) => {
-        match $self {
-            Body::Prim($b) => $e,
-            Body::Union($b) => $e,
-            Body::Intersection($b) => $e,
-            Body::Difference($b) => $e,
-        }
-    };
-}
-
-impl<R: Real> Sdf<R, 3> for Body<R> {
-    fn eval(&self, x: &Vector3<R>) -> SdfSample<R, 3> {
-        each_body!(self, b => b.eval(x))
-    }
-    fn accuracy(&self) -> SdfAccuracy {
-        each_body!(self, b => b.accuracy())
-    }
-    fn bounding_ball(&self) -> Ball<R, 3> {
-        each_body!(self, b => b.bounding_ball())
-    }
-    fn bounding_box(&self) -> Aabb<R, 3> {
-        each_body!(self, b => b.bounding_box())
-    }
-}
-
-fn v3<R: Real>(v: &[Num; 3]) -> Vector3<R> {
-    Vector3::new(R::lit(v[0].get()), R::lit(v[1].get()), R::lit(v[2].get()))
-}
-
-fn prim<R: Real>(p: &PrimBody) -> Option<Prim<R>> {
-    let rot = match &p.quat {
-        None => Matrix3::identity(),
-        Some(q) => {
-            let q = Quaternion::new(q[0].get(), q[1].get(), q[2].get(), q[3].get());
-            if !(q.norm() > 1e-3 && q.norm().is_finite()) {
-                return None;
-            }
-            UnitQuaternion::from_quaternion(q).to_rotation_matrix().into_inner().map(R::lit)
-        }
-    };
-    let t = v3::<R>(&p.translation);
-    if !t.iter().all(|c| c.finite()) {
-        return None;
-    }
-    let pose = Pose::from_parts(Translation3::from(t), Rotation3::from_matrix_unchecked(rot));
-    let r = |x: Num| R::lit(x.get());
-    Some(match &p.prim {
-        PrimIn::Sphere(rad) => Prim::Sphere(Placed::new(Sphere::new(r(*rad)).ok()?, pose)),
-        PrimIn::Cuboid(h) => Prim::Cuboid(Placed::new(Cuboid::new(v3(h)).ok()?, pose)),
-        PrimIn::Capsule(h, rad) => Prim::Capsule(Placed::new(Capsule::new(r(*h), r(*rad)).ok()?, pose)),
-        PrimIn::Cylinder(h, rad) => Prim::Cylinder(Placed::new(Cylinder::new(r(*h), r(*rad)).ok()?, pose)),
-        PrimIn::Torus(big, small) => {
-            Prim::Torus(Transformed::new(Torus::new(r(*big), r(*small)).ok()?, rot, R::ONE, t).ok()?)
-        }
-    })
-}
-
-fn body<R: Real>(b: &BodyIn) -> Option<Body<R>> {
-    Some(match b {
-        BodyIn::Prim(p) => Body::Prim(prim(p)?),
-        BodyIn::Union(p, q) => Body::Union(Union::new(prim(p)?, prim(q)?)),
-        BodyIn::Intersection(p, q) => Body::Intersection(Intersection::new(prim(p)?, prim(q)?)),
-        BodyIn::Difference(p, q) => Body::Difference(Difference::new(prim(p)?, prim(q)?)),
-    })
-}
-
-/// GJK's certified lower bound on the distance for two convex `Placed`
-/// primitives (`None` when not both convex or GJK does not separate).
-fn gjk_lower<R: Real>(a: &Body<R>, b: &Body<R>, budget: &Budget<R>) -> Option<R> {
-    fn go<R: Real, A: narrowphase::shape::SupportMap<R>, B: narrowphase::shape::SupportMap<R>>(
-        a: &A,
-        b: &B,
-        budget: &Budget<R>,
-    ) -> Option<R> {
-        match gjk::distance(a, b, budget, &mut GjkWarmStart::default()) {
-            GjkOutcome::Separated(s) => Some(s.bounds.lower),
-            _ => None,
-        }
-    }
-    macro_rules! inner {
-        ($pa:expr, $b:expr) => {
-            match $b {
-                Body::Prim(Prim::Sphere(q)) => go($pa, q, budget),
-                Body::Prim(Prim::Cuboid(q)) => go($pa, q, budget),
-                Body::Prim(Prim::Capsule(q)) => go($pa, q, budget),
-                Body::Prim(Prim::Cylinder(q)) => go($pa, q, budget),
-                _ => None,
-            }
-        };
-    }
-    match a {
-        Body::Prim(Prim::Sphere(p)) => inner!(p, b),
-        Body::Prim(Prim::Cuboid(p)) => inner!(p, b),
-        Body::Prim(Prim::Capsule(p)) => inner!(p, b),
-        Body::Prim(Prim::Cylinder(p)) => inner!(p, b),
-        _ => None,
-    }
+    out
 }
 
 fn resolution<R: Real, const D: usize>(input: &Input) {
@@ -260,14 +125,7 @@ fn run<R: Real>(input: &Input) {
         _ => resolution::<R, 4>(input),
     }
     let (Some(a), Some(b)) = (body::<R>(&input.a), body::<R>(&input.b)) else { return };
-    let (ba, bb) = (a.bounding_box(), b.bounding_box());
-    let scale = ba.min.iter().chain(ba.max.iter()).chain(bb.min.iter()).chain(bb.max.iter()).fold(R::ONE, |m, v| {
-        if v.abs() > m {
-            v.abs()
-        } else {
-            m
-        }
-    });
+    let scale = pair_scale(&a, &b);
     if !scale.finite() {
         return;
     }
@@ -298,9 +156,9 @@ fn run<R: Real>(input: &Input) {
 
     let cap = (input.capacity % 16) as usize;
     let mut out = vec![ParticleContact::<R, 3>::default(); cap];
-    // A thinning cell of 0 is refused too (the code: `t > 0`; the docs of
-    // `ParticleError::BadParams` say "NaN, infinite or negative": reported,
-    // fuzz/regressions/particle_projection/doc-thinning-zero-is-bad-params).
+    // `BadParams` (documented): no steps, ε NaN, infinite or negative, a
+    // thinning cell that is not finite and positive (a cell of 0 would put
+    // every hit in a cell of its own).
     let bad_params = params.max_steps == 0
         || !(params.epsilon.finite() && params.epsilon >= R::ZERO)
         || params.thinning.is_some_and(|t| !(t.finite() && t > R::ZERO));
@@ -341,7 +199,7 @@ fn run<R: Real>(input: &Input) {
     assert!(!(apart_eps && rep.hits > 0), "{rep:?} for bodies GJK certifies apart");
 }
 
-fuzz_target!(|input: Input| {
+fuzz_target!(init: shared::seeds::write(seeds), |input: Input| {
     if input.f32 {
         run::<f32>(&input);
     } else {

@@ -28,26 +28,13 @@ use nalgebra::{Point3, Vector3};
 use narrowphase::hull::quickhull;
 use narrowphase::prelude::*;
 use narrowphase::error::ShapeError;
-use narrowphase::shape::Plane;
+use narrowphase::shape::{Plane, CONVEXITY_TOLERANCE};
 
-/// `CONVEXITY_TOLERANCE` of `src/shape/polytope.rs` (not exported): the
-/// validation's relative tolerance.
-const CONVEXITY_TOLERANCE: f64 = 1.0e-4;
-
-#[derive(Arbitrary, Debug, Clone, Copy)]
-enum Num {
-    Small(i16),
-    Raw(f64),
-}
-
-impl Num {
-    fn get(self) -> f64 {
-        match self {
-            Num::Small(i) => i as f64 / 256.0,
-            Num::Raw(x) => x,
-        }
-    }
-}
+#[path = "shared/mod.rs"]
+mod shared;
+use shared::bodies::seed_num;
+use shared::num::{nums, Num};
+use shared::seeds::{encode_enum, encode_struct, Rng};
 
 #[derive(Arbitrary, Debug)]
 struct Raw {
@@ -93,6 +80,91 @@ struct Input {
     source: Source,
     directions: Vec<[Num; 3]>,
     hints: Vec<u32>,
+}
+
+encode_struct!(Raw {
+    vertices,
+    vertex_adjacency_offsets,
+    vertex_adjacency,
+    faces,
+    face_offsets,
+    face_vertices,
+    face_adjacency,
+});
+encode_enum!(Array { VertexAdjacencyOffsets, VertexAdjacency, FaceOffsets, FaceVertices, FaceAdjacency });
+encode_enum!(Mutation {
+    MoveVertex(i, d),
+    TiltNormal(f, d),
+    ShiftOffset(f, d),
+    SetIndex(a, i, v),
+    Truncate(a, n),
+    SwapLoop(i, j),
+    DropVertex,
+    DropFace,
+});
+encode_enum!(Source { Raw(raw), Hull { points, mutations } });
+encode_struct!(Input { f64, source, directions, hints });
+
+/// Point clouds: a cube's corners, an octahedron, points on a sphere, on a
+/// cone's mantle, on a box's edges, nearly coplanar and duplicated ones, of
+/// 4 to 80 points; as hulls (with and without mutations of their arrays)
+/// and as the raw arrays of their hulls.
+fn seeds() -> Vec<Input> {
+    let mut rng = Rng::new(11);
+    let mut out = Vec::new();
+    for i in 0..160 {
+        let n = rng.pick(&[4, 6, 8, 12, 20, 40, 80]);
+        let pts: Vec<[f64; 3]> = (0..n)
+            .map(|k| {
+                let (a, b) = (k as f64 * 2.399_963, (k as f64 + 0.5) / n as f64);
+                let (z, r) = (1.0 - 2.0 * b, (1.0 - (1.0 - 2.0 * b).powi(2)).sqrt());
+                let [x, y, w] = [rng.range(-8, 8) as f64, rng.range(-8, 8) as f64, rng.range(-8, 8) as f64];
+                match i % 6 {
+                    0 => [(k & 1) as f64 * 2.0 - 1.0, (k >> 1 & 1) as f64 * 2.0 - 1.0, (k >> 2 & 1) as f64 * 2.0 - 1.0],
+                    1 => [[1.0, 0.0, 0.0], [-1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, -1.0, 0.0], [0.0, 0.0, 1.0], [0.0, 0.0, -1.0]][k % 6],
+                    2 => [r * a.cos() * 4.0, r * a.sin() * 4.0, z * 4.0],
+                    3 => [(1.0 - b) * a.cos() * 3.0, (1.0 - b) * a.sin() * 3.0, b * 5.0],
+                    4 => [x / 8.0, y / 8.0, if k % 3 == 0 { w / 1024.0 } else { 0.0 }],
+                    _ => [x, y, w].map(|c| c / 4.0 + [0.0, 1.5, -1.0][k % 3] * ((k / 3) % 2) as f64),
+                }
+            })
+            .collect();
+        let points: Vec<[Num; 3]> = pts.iter().map(|p| nums(*p)).collect();
+        let mutations = (0..if i % 3 == 0 { rng.range(1, 4) } else { 0 })
+            .map(|_| match rng.below(8) {
+                0 => Mutation::MoveVertex(rng.next() as u16, [seed_num(&mut rng), seed_num(&mut rng), seed_num(&mut rng)]),
+                1 => Mutation::TiltNormal(rng.next() as u16, [seed_num(&mut rng), seed_num(&mut rng), seed_num(&mut rng)]),
+                2 => Mutation::ShiftOffset(rng.next() as u16, seed_num(&mut rng)),
+                3 => Mutation::SetIndex(Array::FaceVertices, rng.next() as u16, rng.next() as u16),
+                4 => Mutation::Truncate(Array::VertexAdjacency, rng.next() as u16),
+                5 => Mutation::SwapLoop(rng.next() as u16, rng.next() as u16),
+                6 => Mutation::DropVertex,
+                _ => Mutation::DropFace,
+            })
+            .collect();
+        let directions = (0..rng.below(5)).map(|_| [seed_num(&mut rng), seed_num(&mut rng), seed_num(&mut rng)]).collect();
+        let hints = (0..rng.below(4)).map(|_| rng.pick(&[0, 1, 7, 63, 200, u32::MAX])).collect();
+        let source = match i % 4 {
+            3 => {
+                let cloud: Vec<Point3<f64>> = points.iter().map(p3).collect();
+                let Ok(hull) = quickhull(&cloud) else { continue };
+                let d = hull.data();
+                let raw = |x: f64| Num::Raw(x);
+                Source::Raw(Raw {
+                    vertices: d.vertices.iter().map(|v| v.coords.into()).map(|c: [f64; 3]| c.map(raw)).collect(),
+                    vertex_adjacency_offsets: d.vertex_adjacency_offsets.to_vec(),
+                    vertex_adjacency: d.vertex_adjacency.to_vec(),
+                    faces: d.faces.iter().map(|f| (<[f64; 3]>::from(f.normal).map(raw), raw(f.offset))).collect(),
+                    face_offsets: d.face_offsets.to_vec(),
+                    face_vertices: d.face_vertices.to_vec(),
+                    face_adjacency: d.face_adjacency.to_vec(),
+                })
+            }
+            _ => Source::Hull { points, mutations },
+        };
+        out.push(Input { f64: i % 2 == 0, source, directions, hints });
+    }
+    out
 }
 
 /// Owned arrays (the polytope borrows them).
@@ -298,7 +370,7 @@ fn run<R: Real>(input: &Input) {
     }
 }
 
-fuzz_target!(|input: Input| {
+fuzz_target!(init: shared::seeds::write(seeds), |input: Input| {
     if input.f64 {
         run::<f64>(&input)
     } else {

@@ -36,23 +36,6 @@ use nalgebra::Vector3;
 use narrowphase::prelude::*;
 use narrowphase::sdf::{Sdf, SdfWarmStart};
 
-#[derive(Arbitrary, Debug, Clone, Copy)]
-enum Num {
-    /// `i / 256`: within ±128, exact in both precisions.
-    Small(i16),
-    /// Raw bits: NaN, ±inf, subnormal, huge.
-    Raw(f64),
-}
-
-impl Num {
-    fn get(self) -> f64 {
-        match self {
-            Num::Small(i) => i as f64 / 256.0,
-            Num::Raw(x) => x,
-        }
-    }
-}
-
 #[derive(Arbitrary, Debug)]
 enum PointIn {
     Abs([Num; 3]),
@@ -76,9 +59,45 @@ struct Input {
     points: Vec<(PointIn, u32)>,
 }
 
-#[path = "shared/bodies.rs"]
-mod bodies;
-use bodies::{PolyStore, MAX_RING};
+encode_enum!(PointIn { Abs(v), Vertex { v, scale, jitter, k } });
+encode_struct!(Input { f64, n, r, top, bottom, points });
+
+/// Rings of every size (scan and climb), regular, flat-topped and needle
+/// bipyramids, points inside, on and outside near vertices and far away,
+/// hints in and out of range.
+fn seeds() -> Vec<Input> {
+    let mut rng = Rng::new(10);
+    let mut out = Vec::new();
+    for i in 0..200 {
+        let shape = |rng: &mut Rng| match i % 4 {
+            0 => Num::of(rng.pick(&[0.5, 1.0, 2.0, 48.0])),
+            1 => Num::Raw(rng.pick(&[1e-6, 2.1e-106, 1e-30])),
+            2 => Num::of(rng.pick(&[64.0, 100.0])),
+            _ => seed_num(rng),
+        };
+        let points = (0..rng.range(1, 12))
+            .map(|_| {
+                let p = if rng.below(3) == 0 {
+                    PointIn::Abs([seed_num(&mut rng), seed_num(&mut rng), seed_num(&mut rng)])
+                } else {
+                    let jitter = [rng.range(-127, 127) as i8, rng.range(-127, 127) as i8, rng.range(-127, 127) as i8];
+                    let scale = Num::of(rng.pick(&[0.0, 0.5, 0.99, 1.0, 1.01, 2.0, 10.0]));
+                    PointIn::Vertex { v: rng.next() as u8, scale, jitter, k: rng.range(0, 40) as u8 }
+                };
+                (p, rng.pick(&[0, 1, 5, 63, 127, u32::MAX]))
+            })
+            .collect();
+        out.push(Input { f64: i % 2 == 0, n: i as u8, r: shape(&mut rng), top: shape(&mut rng), bottom: shape(&mut rng), points });
+    }
+    out
+}
+
+#[path = "shared/mod.rs"]
+mod shared;
+use shared::bodies::{PolyStore, MAX_RING};
+use shared::bodies::seed_num;
+use shared::num::Num;
+use shared::seeds::{encode_enum, encode_struct, Rng};
 
 /// Closest point to `p` on the triangle `abc` (Ericson, Real-Time Collision
 /// Detection §5.1.5), f64.
@@ -228,7 +247,7 @@ fn run<R: Real>(input: &Input) {
     }
 }
 
-fuzz_target!(|input: Input| {
+fuzz_target!(init: shared::seeds::write(seeds), |input: Input| {
     if input.f64 {
         run::<f64>(&input)
     } else {

@@ -26,16 +26,19 @@
 //!   `S ⊕ E`), which contradicts a GJK separation beyond the band.
 #![no_main]
 
-#[path = "shared/bodies.rs"]
-mod bodies;
+#[path = "shared/mod.rs"]
+mod shared;
 
 use arbitrary::Arbitrary;
-use bodies::*;
 use libfuzzer_sys::fuzz_target;
-use nalgebra::{Rotation2, Translation2, Vector2};
+use nalgebra::Vector2;
 use narrowphase::minkowski::superquadric::{ellipse_superellipse, ellipsoid_superquadric};
 use narrowphase::minkowski::RayHit;
 use narrowphase::prelude::*;
+use shared::bodies::*;
+use shared::checks::known_reason;
+use shared::num::nums;
+use shared::seeds::{encode_enum, encode_struct, Rng};
 
 #[derive(Arbitrary, Debug)]
 struct In3 {
@@ -74,6 +77,50 @@ struct Input {
     tolerance: Option<Num>,
 }
 
+encode_struct!(In3 { sq_axes, e1, e2, sq_t, sq_r, e_axes, e_t, e_r });
+encode_struct!(In2 { se_axes, e, se_t, se_angle, el_axes, el_t, el_angle });
+encode_enum!(Dim { Three(i), Two(i) });
+encode_struct!(Input { f64, dim, max_iterations, tolerance });
+
+/// Random shapes and poses (3D and 2D, both precisions), half of them well
+/// conditioned (the GJK cross-check's domain), with budgets.
+fn seeds() -> Vec<Input> {
+    let mut rng = Rng::new(4);
+    let mut out = Vec::new();
+    for i in 0..400 {
+        let well = i % 2 == 0;
+        let size = |rng: &mut Rng| if well { Size::Small(rng.range(16, 8192) as i16) } else { seed_size(rng) };
+        let exponent = |rng: &mut Rng| if well { Exponent::Mid(rng.range(0, 65535) as u16) } else { seed_exponent(rng) };
+        let num = |rng: &mut Rng| if well { Num::Small(rng.range(-1024, 1024) as i16) } else { seed_num(rng) };
+        let dim = if i % 4 < 3 {
+            Dim::Three(In3 {
+                sq_axes: [size(&mut rng), size(&mut rng), size(&mut rng)],
+                e1: exponent(&mut rng),
+                e2: exponent(&mut rng),
+                sq_t: [num(&mut rng), num(&mut rng), num(&mut rng)],
+                sq_r: if well { Rot::AxisAngle(nums([0.3, -0.2, 1.0])) } else { seed_rot(&mut rng) },
+                e_axes: [size(&mut rng), size(&mut rng), size(&mut rng)],
+                e_t: [num(&mut rng), num(&mut rng), num(&mut rng)],
+                e_r: if well { Rot::Identity } else { seed_rot(&mut rng) },
+            })
+        } else {
+            Dim::Two(In2 {
+                se_axes: [size(&mut rng), size(&mut rng)],
+                e: exponent(&mut rng),
+                se_t: [num(&mut rng), num(&mut rng)],
+                se_angle: num(&mut rng),
+                el_axes: [size(&mut rng), size(&mut rng)],
+                el_t: [num(&mut rng), num(&mut rng)],
+                el_angle: num(&mut rng),
+            })
+        };
+        let max_iterations = if i % 8 == 7 { rng.pick(&[0, 1, 2, 5, 255]) } else { 64 };
+        let tolerance = (i % 6 == 5).then(|| seed_num(&mut rng));
+        out.push(Input { f64: i % 3 != 0, dim, max_iterations, tolerance });
+    }
+    out
+}
+
 fn check_hit<R: Real, V: core::fmt::Debug>(
     what: &str,
     o: &MinkowskiOutcome<R, V>,
@@ -91,13 +138,7 @@ fn check_hit<R: Real, V: core::fmt::Debug>(
             let n = norm(&h.normal);
             assert!((n - 1.0).abs() < 1e-3, "{what}: normal of length {n}: {o:?}");
         }
-        MinkowskiOutcome::Undetermined { reason, .. } => match reason {
-            Undetermined::IterationCap
-            | Undetermined::OutOfCapacity
-            | Undetermined::Degenerate
-            | Undetermined::NonFinite
-            | Undetermined::InvalidBudget => {}
-        },
+        MinkowskiOutcome::Undetermined { reason, .. } => known_reason(reason),
     }
 }
 
@@ -115,10 +156,7 @@ fn three<R: Real>(i: &In3, budget: &Budget<R>) {
     check_hit("3D decide", &decide, budget.max_iterations, finite, nrm);
     let margin = ellipsoid_superquadric(&sq, &p1, &el, &p2, budget, Stop::Converged);
     check_hit("3D margin", &margin, budget.max_iterations, finite, nrm);
-    let poses_finite = [&p1, &p2]
-        .iter()
-        .all(|p| p.rotation.matrix().iter().chain(p.translation.vector.iter()).all(|x| x.to_f64().is_finite()));
-    if !poses_finite {
+    if !(finite_pose(&p1) && finite_pose(&p2)) {
         assert!(
             matches!(decide, MinkowskiOutcome::Undetermined { reason: Undetermined::NonFinite, .. }),
             "non-finite pose: {decide:?}"
@@ -162,7 +200,7 @@ fn three<R: Real>(i: &In3, budget: &Budget<R>) {
         return;
     }
     let g = gjk::distance(&a, &b, &Budget::default(), &mut GjkWarmStart::default());
-    let gslack = bodies::slack(Budget::<R>::default().tolerance.max(budget.tolerance), scale);
+    let gslack = shared::bodies::slack(Budget::<R>::default().tolerance.max(budget.tolerance), scale);
     let rho =
         (sq.inradius_lower_bound().to_f64()) + el.semi_axes().iter().fold(f64::INFINITY, |m, x| m.min(x.to_f64()));
     for o in [&decide, &margin] {
@@ -202,13 +240,9 @@ fn plane_bound<R: Real>(h: &RayHit<R, Vec3<R>>, c_e: &nalgebra::Vector3<f64>) ->
 }
 
 fn two<R: Real>(i: &In2, budget: &Budget<R>) {
-    let v2 = |s: &[Size; 2]| Vector2::new(R::lit(s[0].get()), R::lit(s[1].get()));
-    let Ok(se) = Superellipse::new(v2(&i.se_axes), R::lit(i.e.get())) else { return };
-    let Ok(el) = Ellipse::new(v2(&i.el_axes)) else { return };
-    let pose = |t: &[Num; 2], a: &Num| {
-        Pose2::from_parts(Translation2::new(R::lit(t[0].get()), R::lit(t[1].get())), Rotation2::new(R::lit(a.get())))
-    };
-    let (p1, p2) = (pose(&i.se_t, &i.se_angle), pose(&i.el_t, &i.el_angle));
+    let Ok(se) = Superellipse::new(s2(&i.se_axes), R::lit(i.e.get())) else { return };
+    let Ok(el) = Ellipse::new(s2(&i.el_axes)) else { return };
+    let (p1, p2) = (pose2(&i.se_t, &i.se_angle), pose2(&i.el_t, &i.el_angle));
     let finite = |v: &Vector2<R>| v.iter().all(|x| x.to_f64().is_finite());
     let nrm = |v: &Vector2<R>| v.map(|x| x.to_f64()).norm();
     let decide = ellipse_superellipse(&se, &p1, &el, &p2, budget, Stop::Decided);
@@ -224,8 +258,7 @@ fn two<R: Real>(i: &In2, budget: &Budget<R>) {
     if !fin {
         return;
     }
-    let ext = |t: &Vector2<R>, a: &Vector2<R>| t.map(|x| x.to_f64()).norm() + a.map(|x| x.to_f64()).max();
-    let scale = ext(&p1.translation.vector, &se.semi_axes()).max(ext(&p2.translation.vector, &el.semi_axes()));
+    let scale = extent2(&p1.translation.vector, &se.semi_axes()).max(extent2(&p2.translation.vector, &el.semi_axes()));
     if !scale.is_finite() {
         return;
     }
@@ -242,7 +275,7 @@ fn two<R: Real>(i: &In2, budget: &Budget<R>) {
     }
 }
 
-fuzz_target!(|input: Input| {
+fuzz_target!(init: shared::seeds::write(seeds), |input: Input| {
     let run = |f64: bool| {
         if f64 {
             let b = budget::<f64>(input.max_iterations, input.tolerance);

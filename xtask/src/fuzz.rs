@@ -3,21 +3,31 @@
 //! the other, for `--time SECS` each.
 //!
 //! ```text
-//! cargo xtask fuzz [TARGET...] [--time SECS] [--no-cmin] [--smoke] [--strict] [--no-setup] [-- LIBFUZZER ARGS...]
+//! cargo xtask fuzz [TARGET...] [--time SECS] [--no-cmin] [--smoke] [--no-setup] [-- LIBFUZZER ARGS...]
 //! ```
 //!
-//! - The corpus of each target lives in `fuzz/corpus/<target>/` (committed,
-//!   small). After a run it is minimised in place with `cargo fuzz cmin`
-//!   (`--no-cmin` skips that). `--smoke` (the test step) leaves the committed
-//!   corpus alone: new inputs go to a scratch directory, no cmin.
+//! - Each target starts from three sources, passed to libFuzzer as corpus
+//!   directories: its structured seeds (`fuzz/fuzz_targets/shared/seeds.rs`:
+//!   the target writes them at start-up into a scratch directory named by
+//!   `NARROWPHASE_FUZZ_SEEDS`), its named inputs in `fuzz/regressions/<target>/`
+//!   (committed, see `fuzz/regressions/README.md`), and the local corpus
+//!   `fuzz/corpus/<target>/` when there is one. The corpus is not kept in git
+//!   (`fuzz/.gitignore`): a fresh checkout, as in CI, starts from the seeds
+//!   and the regressions alone.
+//! - libFuzzer writes new inputs to the first directory it is given: the
+//!   local corpus, created if missing and minimised in place with
+//!   `cargo fuzz cmin` after the run (`--no-cmin` skips that). `--smoke`
+//!   (the test step) puts a scratch directory first instead: nothing outside
+//!   the scratch directories is written, no cmin.
 //! - A crash (a failed oracle, a panic, a timeout of one input beyond 10 s,
 //!   an RSS above 2 GiB) fails the command after every target has run; the
 //!   input is in `fuzz/artifacts/<target>/` (keep it as described in
 //!   `fuzz/regressions/README.md`).
-//! - Unless `--strict`, the targets step over the findings that are recorded
-//!   and still open in the kernel (`NARROWPHASE_FUZZ_SKIP_KNOWN=1`, and
-//!   `NARROWPHASE_FUZZ_LOWER_ULPS=64` for `gjk_distance`), so that a run
-//!   reports what is new.
+//! - Every oracle is the documented contract. The environment passes
+//!   through: `NARROWPHASE_FUZZ_LOWER_ULPS=N` (default 0) lets
+//!   `gjk_distance` accept a lower bound up to `N·ε·size` above the
+//!   distance, to fuzz past an ulp-level excess should one appear (the
+//!   kernel clamps the lower bound to the distance; nothing sets it).
 //! - Installs cargo-fuzz if `cargo +nightly fuzz` is missing (idempotent).
 
 use super::{banner, capture, cargo, cargo_nightly, flush, run, secs, setup_rustup, step, Failure, Kind, Result, Step};
@@ -65,21 +75,12 @@ struct Options {
     time: u64,
     cmin: bool,
     smoke: bool,
-    strict: bool,
     setup: bool,
     extra: Vec<String>,
 }
 
 fn parse(args: &[String]) -> Result<Options> {
-    let mut o = Options {
-        targets: Vec::new(),
-        time: 60,
-        cmin: true,
-        smoke: false,
-        strict: false,
-        setup: true,
-        extra: Vec::new(),
-    };
+    let mut o = Options { targets: Vec::new(), time: 60, cmin: true, smoke: false, setup: true, extra: Vec::new() };
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -94,7 +95,6 @@ fn parse(args: &[String]) -> Result<Options> {
                 o.smoke = true;
                 o.cmin = false;
             }
-            "--strict" => o.strict = true,
             "--no-setup" => o.setup = false,
             "--" => o.extra.extend(it.by_ref().cloned()),
             t if !t.starts_with('-') => o.targets.push(t.to_string()),
@@ -136,29 +136,17 @@ pub fn fuzz(args: &[String]) -> Result {
         banner("setup: nightly, cargo-fuzz");
         setup()?;
     }
-    let scratch = std::env::temp_dir().join(format!("narrowphase-fuzz-smoke-{}", std::process::id()));
+    let scratch = std::env::temp_dir().join(format!("narrowphase-fuzz-{}", std::process::id()));
     let mut outcomes = Vec::new();
     for t in &chosen {
         banner(&format!("cargo fuzz run {t} ({} s)", o.time));
         let corpus = Path::new("fuzz/corpus").join(t);
-        std::fs::create_dir_all(&corpus).map_err(|e| Failure::new(format!("{}: {e}", corpus.display())))?;
+        let dirs = corpus_dirs(t, &corpus, &scratch, o.smoke)?;
         let mut c = cargo_nightly();
-        c.args(["fuzz", "run", t]);
-        if o.smoke {
-            // New inputs to a scratch directory; the committed corpus is only read.
-            let dir = scratch.join(t);
-            std::fs::create_dir_all(&dir).map_err(|e| Failure::new(format!("{}: {e}", dir.display())))?;
-            c.arg(&dir);
-        }
-        c.arg(&corpus).arg("--");
+        c.args(["fuzz", "run", t]).args(&dirs.read).arg("--");
         c.args([format!("-max_total_time={}", o.time), "-timeout=10".into(), "-rss_limit_mb=2048".into()]);
         c.args(&o.extra);
-        if !o.strict {
-            c.env("NARROWPHASE_FUZZ_SKIP_KNOWN", "1");
-            if std::env::var_os("NARROWPHASE_FUZZ_LOWER_ULPS").is_none() {
-                c.env("NARROWPHASE_FUZZ_LOWER_ULPS", "64");
-            }
-        }
+        c.env(SEEDS_VAR, &dirs.seeds);
         let start = Instant::now();
         let (ok, execs) = run_counting_execs(&mut c)?;
         outcomes.push(Outcome { target: t.clone(), took: start.elapsed(), execs, ok });
@@ -187,6 +175,37 @@ pub fn fuzz(args: &[String]) -> Result {
     } else {
         Err(Failure::new(format!("fuzz targets failed: {} (inputs in fuzz/artifacts/)", failed.join(", "))))
     }
+}
+
+/// The environment variable that makes a target write its structured seeds
+/// (`fuzz/fuzz_targets/shared/seeds.rs`) into the directory it names.
+const SEEDS_VAR: &str = "NARROWPHASE_FUZZ_SEEDS";
+
+/// The corpus directories of one run of `target`.
+struct Dirs {
+    /// What libFuzzer reads, in order; the first is where it writes.
+    read: Vec<PathBuf>,
+    /// Where the target writes its seeds (one of `read`).
+    seeds: PathBuf,
+}
+
+/// The first directory (the local corpus `corpus`, or with `smoke` a
+/// scratch one), then the seeds, the named regressions and (with `smoke`)
+/// the local corpus where they exist. Creates the directories written to.
+fn corpus_dirs(target: &str, corpus: &Path, scratch: &Path, smoke: bool) -> Result<Dirs> {
+    let make = |d: &Path| std::fs::create_dir_all(d).map_err(|e| Failure::new(format!("{}: {e}", d.display())));
+    let seeds = scratch.join(format!("{target}-seeds"));
+    let _ = std::fs::remove_dir_all(&seeds);
+    make(&seeds)?;
+    let first = if smoke { scratch.join(target) } else { corpus.to_path_buf() };
+    make(&first)?;
+    let mut read = vec![first, seeds.clone()];
+    for d in [Path::new("fuzz/regressions").join(target), corpus.to_path_buf()] {
+        if d.is_dir() && !read.contains(&d) {
+            read.push(d);
+        }
+    }
+    Ok(Dirs { read, seeds })
 }
 
 fn count_files(dir: &Path) -> usize {

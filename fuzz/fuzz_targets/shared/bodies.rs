@@ -1,37 +1,20 @@
-//! Shared input model of the support-map fuzz targets (`gjk_intersect`,
-//! `epa`, `mpr`, `superquadric`, `ellipsoid_pair`): the house style of
-//! `gjk_distance.rs` (numbers as fixed-point `Small(i16)` or raw `f64` bits,
-//! every primitive, a bipyramid polytope over borrowed arrays, wrappers,
-//! poses) plus the tolerance band the cross-family oracles use.
-//!
-//! Included by each target with `#[path = "shared/bodies.rs"] mod bodies;`
-//! (not a target itself). Not every target uses every item.
-#![allow(dead_code)]
+//! The input model of the support-map targets (`gjk_intersect`, `epa`,
+//! `mpr`, `superquadric`, `ellipsoid_pair`; `gjk_distance` and
+//! `ellipsoid_method` build on its pieces): every primitive and the
+//! superquadric, a bipyramid polytope over borrowed arrays, wrappers, poses
+//! from fixed-point or raw numbers, plus the tolerance band the cross-family
+//! oracles use, and the seeds of these targets (`seed_*`).
 
 use arbitrary::Arbitrary;
-use nalgebra::{Matrix3, Point3, Quaternion, Rotation3, Translation3, UnitQuaternion, Vector3};
+use nalgebra::{
+    Matrix3, Point3, Quaternion, Rotation2, Rotation3, Translation2, Translation3, UnitQuaternion, Vector2, Vector3,
+};
 use narrowphase::prelude::*;
 use narrowphase::shape::Plane;
 
-#[derive(Arbitrary, Debug, Clone, Copy)]
-pub enum Num {
-    /// `i / 256`: within ±128, exact in both precisions.
-    Small(i16),
-    /// Raw bits: NaN, ±inf, subnormal, huge.
-    Raw(f64),
-}
-
-impl Num {
-    pub fn get(self) -> f64 {
-        match self {
-            Num::Small(i) => i as f64 / 256.0,
-            Num::Raw(x) => x,
-        }
-    }
-    pub fn small(self) -> bool {
-        matches!(self, Num::Small(_))
-    }
-}
+pub use super::num::{v3, Num};
+use super::num::{nums, RAW};
+use super::seeds::{encode_enum, encode_struct, Rng};
 
 /// A shape exponent: near 0, near 2, anywhere in between, or raw.
 #[derive(Arbitrary, Debug, Clone, Copy)]
@@ -83,7 +66,17 @@ impl Size {
     }
 }
 
-#[derive(Arbitrary, Debug)]
+/// The same number as a size (`Small` and `Raw` have the same values).
+impl From<Num> for Size {
+    fn from(n: Num) -> Self {
+        match n {
+            Num::Small(i) => Size::Small(i),
+            Num::Raw(x) => Size::Raw(x),
+        }
+    }
+}
+
+#[derive(Arbitrary, Debug, Clone)]
 pub enum Prim {
     Sphere(Num),
     Cuboid([Num; 3]),
@@ -102,7 +95,7 @@ pub enum Prim {
     Superquadric([Size; 3], Exponent, Exponent),
 }
 
-#[derive(Arbitrary, Debug)]
+#[derive(Arbitrary, Debug, Clone)]
 pub enum Wrap {
     None,
     Rounded(Num),
@@ -116,12 +109,62 @@ pub enum Rot {
     Quat([Num; 4]),
 }
 
-#[derive(Arbitrary, Debug)]
-pub struct Body {
-    pub prim: Prim,
-    pub wrap: Wrap,
+/// A placed body: a primitive `P` under a wrapper `W` (the targets that
+/// have primitives or wrappers of their own name them), then a pose.
+#[derive(Arbitrary, Debug, Clone)]
+pub struct Body<P = Prim, W = Wrap> {
+    pub prim: P,
+    pub wrap: W,
     pub translation: [Num; 3],
     pub rotation: Rot,
+}
+
+/// Two bodies and a budget: the head of the support-family targets' inputs.
+#[derive(Arbitrary, Debug, Clone)]
+pub struct PairIn {
+    pub f64: bool,
+    pub a: Body,
+    pub b: Body,
+    pub max_iterations: u8,
+    pub tolerance: Option<Num>,
+}
+
+/// A [`PairIn`] built: both shapes (borrowing their stores), their poses,
+/// the budget.
+pub struct Pair<'a, R: Real> {
+    pub sa: Box<dyn Shape<R> + 'a>,
+    pub sb: Box<dyn Shape<R> + 'a>,
+    pub pa: Pose<R>,
+    pub pb: Pose<R>,
+    pub budget: Budget<R>,
+}
+
+impl PairIn {
+    /// The pair, or `None` when a constructor rejects a shape.
+    pub fn build<'a, R: Real>(&self, stores: &'a mut [PolyStore<R>; 2]) -> Option<Pair<'a, R>> {
+        let [store_a, store_b] = stores;
+        Some(Pair {
+            sa: shape(&self.a, store_a)?,
+            sb: shape(&self.b, store_b)?,
+            pa: pose(&self.a),
+            pb: pose(&self.b),
+            budget: budget(self.max_iterations, self.tolerance),
+        })
+    }
+}
+
+/// A shape placed by a pose, as the queries see it.
+pub type PlacedShape<'s, 'a, R> = Placed<&'s (dyn Shape<R> + 'a), R>;
+
+impl<'a, R: Real> Pair<'a, R> {
+    /// Both bodies placed by these poses.
+    pub fn placed_at(&self, pa: Pose<R>, pb: Pose<R>) -> (PlacedShape<'_, 'a, R>, PlacedShape<'_, 'a, R>) {
+        (Placed::new(&*self.sa, pa), Placed::new(&*self.sb, pb))
+    }
+    /// Both bodies placed by their own poses.
+    pub fn placed(&self) -> (PlacedShape<'_, 'a, R>, PlacedShape<'_, 'a, R>) {
+        self.placed_at(self.pa, self.pb)
+    }
 }
 
 /// A rigid motion applied to both bodies (invariance oracles).
@@ -144,8 +187,8 @@ impl Motion {
 pub trait Shape<R: Real>: SupportMap<R> + Bounded<R> {}
 impl<R: Real, T: SupportMap<R> + Bounded<R>> Shape<R> for T {}
 
-/// Largest bipyramid ring the store holds (targets map their input into
-/// their own smaller range where they want the old corpus to replay).
+/// Largest bipyramid ring the store holds. A target may draw from a smaller
+/// range (`build`'s `ring`): the range is part of how its inputs decode.
 pub const MAX_RING: usize = 64;
 const MAX_V: usize = MAX_RING + 2;
 const MAX_F: usize = 2 * MAX_RING;
@@ -239,15 +282,11 @@ impl<R: Real> PolyStore<R> {
     }
 }
 
-pub fn v3<R: Real>(n: &[Num; 3]) -> Vector3<R> {
-    Vector3::new(R::lit(n[0].get()), R::lit(n[1].get()), R::lit(n[2].get()))
-}
-
 pub fn s3<R: Real>(n: &[Size; 3]) -> Vector3<R> {
     Vector3::new(R::lit(n[0].get()), R::lit(n[1].get()), R::lit(n[2].get()))
 }
 
-fn wrap<'a, R: Real, S: Shape<R> + 'a>(shape: S, w: &Wrap) -> Option<Box<dyn Shape<R> + 'a>> {
+pub fn wrap<'a, R: Real, S: Shape<R> + 'a>(shape: S, w: &Wrap) -> Option<Box<dyn Shape<R> + 'a>> {
     Some(match w {
         Wrap::None => Box::new(shape),
         Wrap::Rounded(r) => Box::new(Rounded::new(shape, Sphere::new(R::lit(r.get())).ok()?)),
@@ -258,28 +297,63 @@ fn wrap<'a, R: Real, S: Shape<R> + 'a>(shape: S, w: &Wrap) -> Option<Box<dyn Sha
     })
 }
 
+/// The bipyramid of ring `3 + n % (ring − 2)` in `store` (`None` unless the
+/// radius and apexes are positive with a finite sum, or when
+/// `Polytope::new` refuses it).
+pub fn bipyramid<'a, R: Real>(
+    store: &'a mut PolyStore<R>,
+    ring: usize,
+    n: u8,
+    r: Num,
+    top: Num,
+    bottom: Num,
+) -> Option<Polytope<'a, R>> {
+    let (r, top, bottom) = (r.get(), top.get(), bottom.get());
+    if !(r > 0.0 && top > 0.0 && bottom > 0.0 && (r + top + bottom).is_finite()) {
+        return None;
+    }
+    store.bipyramid(3 + n as usize % (ring - 2), r, top, bottom);
+    store.polytope()
+}
+
+/// The shape of `prim` under `w`, bipyramid rings drawn from `3..ring + 1`
+/// (`None` when a constructor rejects it).
+pub fn build<'a, R: Real>(
+    prim: &Prim,
+    w: &Wrap,
+    ring: usize,
+    store: &'a mut PolyStore<R>,
+) -> Option<Box<dyn Shape<R> + 'a>> {
+    let l = |x: &Num| R::lit(x.get());
+    match prim {
+        Prim::Sphere(r) => wrap(Sphere::new(l(r)).ok()?, w),
+        Prim::Cuboid(h) => wrap(Cuboid::new(v3(h)).ok()?, w),
+        Prim::Capsule(h, r) => wrap(Capsule::new(l(h), l(r)).ok()?, w),
+        Prim::Cylinder(h, r) => wrap(Cylinder::new(l(h), l(r)).ok()?, w),
+        Prim::Cone(h, r) => wrap(Cone::new(l(h), l(r)).ok()?, w),
+        Prim::Ellipsoid(a) => wrap(Ellipsoid::new(s3(a)).ok()?, w),
+        Prim::Bipyramid { n, r, top, bottom } => wrap(bipyramid(store, ring, *n, *r, *top, *bottom)?, w),
+        Prim::Superquadric(a, e1, e2) => wrap(Superquadric::new(s3(a), R::lit(e1.get()), R::lit(e2.get())).ok()?, w),
+    }
+}
+
 /// The shape of `body` (`None` when a constructor rejects it).
 pub fn shape<'a, R: Real>(body: &Body, store: &'a mut PolyStore<R>) -> Option<Box<dyn Shape<R> + 'a>> {
-    let l = |x: &Num| R::lit(x.get());
-    match &body.prim {
-        Prim::Sphere(r) => wrap(Sphere::new(l(r)).ok()?, &body.wrap),
-        Prim::Cuboid(h) => wrap(Cuboid::new(v3(h)).ok()?, &body.wrap),
-        Prim::Capsule(h, r) => wrap(Capsule::new(l(h), l(r)).ok()?, &body.wrap),
-        Prim::Cylinder(h, r) => wrap(Cylinder::new(l(h), l(r)).ok()?, &body.wrap),
-        Prim::Cone(h, r) => wrap(Cone::new(l(h), l(r)).ok()?, &body.wrap),
-        Prim::Ellipsoid(a) => wrap(Ellipsoid::new(s3(a)).ok()?, &body.wrap),
-        Prim::Bipyramid { n, r, top, bottom } => {
-            let (r, top, bottom) = (r.get(), top.get(), bottom.get());
-            if !(r > 0.0 && top > 0.0 && bottom > 0.0 && (r + top + bottom).is_finite()) {
-                return None;
-            }
-            store.bipyramid(3 + *n as usize % (MAX_RING - 2), r, top, bottom);
-            wrap(store.polytope()?, &body.wrap)
-        }
-        Prim::Superquadric(a, e1, e2) => {
-            wrap(Superquadric::new(s3(a), R::lit(e1.get()), R::lit(e2.get())).ok()?, &body.wrap)
-        }
-    }
+    build(&body.prim, &body.wrap, MAX_RING, store)
+}
+
+pub fn s2<R: Real>(n: &[Size; 2]) -> Vector2<R> {
+    Vector2::new(R::lit(n[0].get()), R::lit(n[1].get()))
+}
+
+/// A 2D pose: translation and angle from the input.
+pub fn pose2<R: Real>(t: &[Num; 2], angle: &Num) -> Pose2<R> {
+    Pose2::from_parts(Translation2::new(R::lit(t[0].get()), R::lit(t[1].get())), Rotation2::new(R::lit(angle.get())))
+}
+
+/// The extent of a 2D body from the origin: `|t| + ` its largest semi-axis.
+pub fn extent2<R: Real>(t: &Vector2<R>, axes: &Vector2<R>) -> f64 {
+    t.map(|x| x.to_f64()).norm() + axes.map(|x| x.to_f64()).max()
 }
 
 pub fn rotation<R: Real>(rot: &Rot) -> Rotation3<R> {
@@ -297,7 +371,7 @@ pub fn pose_of<R: Real>(translation: &[Num; 3], rot: &Rot) -> Pose<R> {
     Pose::from_parts(Translation3::from(v3::<R>(translation)), rotation(rot))
 }
 
-pub fn pose<R: Real>(body: &Body) -> Pose<R> {
+pub fn pose<R: Real>(body: &Body<impl Sized, impl Sized>) -> Pose<R> {
     pose_of(&body.translation, &body.rotation)
 }
 
@@ -360,9 +434,11 @@ pub fn finite_p<R: Real>(p: &Point3<R>) -> bool {
     finite3(&p.coords)
 }
 
-/// A budget from the input: the cap as given, the tolerance if it is
-/// meaningful (finite, above 16 ε: a zero tolerance is a known, open GJK
-/// warm-start issue, `fuzz/regressions/gjk_distance/README.md`).
+/// A budget from the input: the cap as given, the tolerance when it lies in
+/// `(16ε, 0.01)`, else the default. Within that range `slack` (in units of
+/// `tolerance · scale`) describes every family's contact threshold; below
+/// it the tolerance is under the rounding of a support value. Tolerances
+/// down to the smallest positive number are `gjk_distance`'s.
 pub fn budget<R: Real>(max_iterations: u8, tolerance: Option<Num>) -> Budget<R> {
     let mut budget = Budget::<R>::default();
     budget.max_iterations = max_iterations as u32;
@@ -374,25 +450,204 @@ pub fn budget<R: Real>(max_iterations: u8, tolerance: Option<Num>) -> Budget<R> 
     budget
 }
 
-/// A pose the oracles can reason about: finite, and its rotation a rotation
-/// (`|RᵀR − I| < 1e-4`). Poses are not validated by the library: a raw
-/// quaternion whose norm overflows normalises to zero, and the "rotation"
-/// then maps every direction to zero (a sphere's support map becomes its
-/// centre, while its margin still says ball). Only the no-panic and
+/// Every entry of the pose is finite.
+pub fn finite_pose<R: Real>(p: &Pose<R>) -> bool {
+    p.rotation.matrix().iter().chain(p.translation.vector.iter()).all(|x| x.to_f64().is_finite())
+}
+
+/// A pose the oracles can reason about: finite, its rotation within 1e-4 of
+/// orthonormal. `Placed::new` re-orthonormalises what it is given, while
+/// the `minkowski` checkers take a pose as it is; far from a rotation (a
+/// raw quaternion whose norm overflows normalises to the zero matrix) the
+/// bodies the entry points see differ. Only the no-panic and
 /// well-formedness oracles apply to such input.
 pub fn rigid<R: Real>(p: &Pose<R>) -> bool {
     let m = p.rotation.matrix().map(|x| x.to_f64());
-    let finite = m
-        .iter()
-        .chain(p.translation.vector.iter().map(|x| x.to_f64()).collect::<Vec<_>>().iter())
-        .all(|x| x.is_finite());
-    finite && (m.transpose() * m - Matrix3::identity()).abs().max() < 1e-4
+    finite_pose(p) && (m.transpose() * m - Matrix3::identity()).abs().max() < 1e-4
 }
 
-/// `NARROWPHASE_FUZZ_SKIP_KNOWN=1`: step over the findings recorded in
-/// `fuzz/regressions/README.md` that are still open in the kernel, to fuzz
-/// past them (default: every oracle is strict).
-pub fn skip_known() -> bool {
-    static SKIP: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *SKIP.get_or_init(|| std::env::var("NARROWPHASE_FUZZ_SKIP_KNOWN").is_ok_and(|v| v == "1"))
+
+encode_enum!(Size { Small(i), Log(k), Raw(x) });
+encode_enum!(Exponent { NearZero(k), NearTwo(k), Mid(k), Raw(x) });
+encode_enum!(Prim {
+    Sphere(r),
+    Cuboid(h),
+    Capsule(h, r),
+    Cylinder(h, r),
+    Cone(h, r),
+    Ellipsoid(a),
+    Bipyramid { n, r, top, bottom },
+    Superquadric(a, e1, e2),
+});
+encode_enum!(Wrap { None, Rounded(r), Linear(m) });
+encode_enum!(Rot { Identity, AxisAngle(v), Quat(q) });
+encode_struct!(Body<P, W> { prim, wrap, translation, rotation });
+encode_struct!(PairIn { f64, a, b, max_iterations, tolerance });
+encode_struct!(Motion { translation, axis_angle });
+
+/// Seeds: a number: mostly fixed point of a typical size, sometimes tiny,
+/// large, or raw (NaN, ±∞, huge, subnormal).
+pub fn seed_num(rng: &mut Rng) -> Num {
+    match rng.below(16) {
+        0 => Num::Raw(rng.pick(&RAW)),
+        1 => Num::Small(rng.range(-3, 3) as i16),
+        2 => Num::Small(rng.range(-32768, 32767) as i16),
+        3 => Num::Raw(rng.pick(&[1e10, 2.5e-8, 7.0e16, 1e100, 3e-200, 1.7e308])),
+        _ => Num::of(rng.pick(&[0.25, 0.5, 1.0, 1.5, 2.0, 3.0, 0.0625, 8.0])),
+    }
+}
+
+/// Seeds: a size (see [`Size`]).
+pub fn seed_size(rng: &mut Rng) -> Size {
+    match rng.below(8) {
+        0 => Size::Raw(rng.pick(&RAW)),
+        1 | 2 => Size::Log(rng.range(-128, 127) as i8),
+        3 => Size::Log(rng.range(-16, 16) as i8),
+        _ => Size::from(seed_num(rng)),
+    }
+}
+
+/// Seeds: an exponent (see [`Exponent`]).
+pub fn seed_exponent(rng: &mut Rng) -> Exponent {
+    match rng.below(8) {
+        0 => Exponent::NearZero(rng.range(0, 255) as u8),
+        1 => Exponent::NearTwo(rng.range(0, 255) as u8),
+        2 => Exponent::Raw(rng.pick(&[0.0, 1.0, 2.0, 2.5, -1.0, f64::NAN, 0.005])),
+        _ => Exponent::Mid(rng.range(0, 65535) as u16),
+    }
+}
+
+/// Seeds: a primitive of kind `k` (the order of [`Prim`]).
+pub fn seed_prim(k: usize, rng: &mut Rng) -> Prim {
+    let n = rng.range(0, 255) as u8;
+    let mut s = || seed_num(rng);
+    match k % 8 {
+        0 => Prim::Sphere(s()),
+        1 => Prim::Cuboid([s(), s(), s()]),
+        2 => Prim::Capsule(s(), s()),
+        3 => Prim::Cylinder(s(), s()),
+        4 => Prim::Cone(s(), s()),
+        5 => Prim::Ellipsoid(core::array::from_fn(|_| seed_size(rng))),
+        // Rings of 3 to 64: up to 32 vertices the support map scans, above it climbs.
+        6 => Prim::Bipyramid { n, r: s(), top: s(), bottom: s() },
+        _ => Prim::Superquadric(core::array::from_fn(|_| seed_size(rng)), seed_exponent(rng), seed_exponent(rng)),
+    }
+}
+
+/// Seeds: a wrapper, a rotation and a translation within a few units of
+/// the origin (pairs of them touch, overlap or stand apart).
+pub fn seed_placement(rng: &mut Rng) -> (Wrap, [Num; 3], Rot) {
+    let wrap = match rng.below(6) {
+        0 => Wrap::Rounded(seed_num(rng)),
+        1 => Wrap::Linear(nums([1.0, 0.25, 0.0, 0.0, 1.5, 0.0, 0.125, 0.0, 0.75])),
+        2 => Wrap::Linear(core::array::from_fn(|_| seed_num(rng))),
+        _ => Wrap::None,
+    };
+    let translation = core::array::from_fn(|_| seed_num(rng));
+    (wrap, translation, seed_rot(rng))
+}
+
+/// Seeds: a rotation (see [`Rot`]).
+pub fn seed_rot(rng: &mut Rng) -> Rot {
+    match rng.below(3) {
+        0 => Rot::Identity,
+        1 => Rot::AxisAngle(core::array::from_fn(|_| seed_num(rng))),
+        _ => Rot::Quat(core::array::from_fn(|_| seed_num(rng))),
+    }
+}
+
+/// Seeds: a body of primitive kind `k`.
+pub fn seed_body(k: usize, rng: &mut Rng) -> Body {
+    let prim = seed_prim(k, rng);
+    let (wrap, translation, rotation) = seed_placement(rng);
+    Body { prim, wrap, translation, rotation }
+}
+
+impl Body {
+    /// The body scaled by `s` about the origin (every length times `s`, as
+    /// a raw number; rotations and linear maps as they are).
+    pub fn scaled(&self, s: f64) -> Body {
+        let n = |x: &Num| Num::Raw(x.get() * s);
+        let z = |x: &Size| Size::Raw(x.get() * s);
+        let prim = match &self.prim {
+            Prim::Sphere(r) => Prim::Sphere(n(r)),
+            Prim::Cuboid(h) => Prim::Cuboid(h.each_ref().map(n)),
+            Prim::Capsule(h, r) => Prim::Capsule(n(h), n(r)),
+            Prim::Cylinder(h, r) => Prim::Cylinder(n(h), n(r)),
+            Prim::Cone(h, r) => Prim::Cone(n(h), n(r)),
+            Prim::Ellipsoid(a) => Prim::Ellipsoid(a.each_ref().map(z)),
+            Prim::Bipyramid { n: k, r, top, bottom } => Prim::Bipyramid { n: *k, r: n(r), top: n(top), bottom: n(bottom) },
+            Prim::Superquadric(a, e1, e2) => Prim::Superquadric(a.each_ref().map(z), *e1, *e2),
+        };
+        let wrap = match &self.wrap {
+            Wrap::None => Wrap::None,
+            Wrap::Rounded(r) => Wrap::Rounded(n(r)),
+            Wrap::Linear(m) => Wrap::Linear(*m),
+        };
+        Body { prim, wrap, translation: self.translation.each_ref().map(n), rotation: self.rotation }
+    }
+}
+
+/// Seeds: every pair of primitive kinds in both precisions, several times
+/// over, with budgets from no iteration to the most and tolerances from the
+/// default to raw values; deep overlaps, needles and flat bodies; then
+/// pairs scaled by 1e-30 … 1e150 (the queries rescale problems beyond the
+/// range where their products are finite).
+pub fn seed_pairs() -> Vec<PairIn> {
+    let mut rng = Rng::new(1);
+    let mut out = Vec::new();
+    for round in 0..8 {
+        for ka in 0..8 {
+            for kb in 0..8 {
+                let (a, b) = (seed_body(ka, &mut rng), seed_body(kb, &mut rng));
+                let max_iterations = if round < 4 { 64 } else { rng.pick(&[0, 1, 2, 3, 5, 8, 16, 32, 128, 255]) };
+                let tolerance = match rng.below(4) {
+                    0 => Some(seed_num(&mut rng)),
+                    _ => None,
+                };
+                out.push(PairIn { f64: rng.below(2) == 0, a, b, max_iterations, tolerance });
+            }
+        }
+    }
+    // Deep overlaps: B at A's centre (EPA's work, the simplex's degenerate
+    // cases).
+    for k in 0..64 {
+        let (a, mut b) = (seed_body(k % 8, &mut rng), seed_body(k / 8, &mut rng));
+        b.translation = a.translation;
+        out.push(PairIn { f64: k % 2 == 0, a, b, max_iterations: 64, tolerance: None });
+    }
+    // Needles of aspect 1e3 … 1e9 beside, across and through a ball, and
+    // flat bodies (a plate, a flat cone, a pyramid with a flat base).
+    for (i, len) in [1e3, 1e5, 1e7, 1e9].into_iter().enumerate() {
+        for (j, prim) in [Prim::Capsule, Prim::Cylinder, Prim::Cone].into_iter().enumerate() {
+            for (k, y) in [0.0, 1.25, 3.0].into_iter().enumerate() {
+                let (wrap, _, rotation) = seed_placement(&mut rng);
+                let a = Body { prim: prim(Num::Raw(len), Num::of(0.5)), wrap, translation: nums([0.0, y, 0.0]), rotation };
+                let b = seed_body(0, &mut rng);
+                let b = Body { prim: Prim::Sphere(Num::of(1.0)), translation: nums([0.5, 0.0, 0.25]), ..b };
+                out.push(PairIn { f64: (i + j + k) % 2 == 0, a, b, max_iterations: 64, tolerance: None });
+            }
+        }
+    }
+    for (k, prim) in [
+        Prim::Cuboid([Num::of(2.0), Num::of(2.0), Num::Raw(1e-6)]),
+        Prim::Cone(Num::Raw(1e-5), Num::of(2.0)),
+        Prim::Bipyramid { n: 18, r: Num::of(2.0), top: Num::Raw(1e-40), bottom: Num::of(1.0) },
+        Prim::Cylinder(Num::Raw(1e-7), Num::of(3.0)),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        for kb in 0..8 {
+            let a = Body { prim: prim.clone(), ..seed_body(0, &mut rng) };
+            out.push(PairIn { f64: (k + kb) % 2 == 0, a, b: seed_body(kb, &mut rng), max_iterations: 64, tolerance: None });
+        }
+    }
+    let scales = [1e-30, 1e-12, 1e-6, 1e6, 1e12, 1e30, 1e-80, 1e80, 1e150];
+    for (i, pair) in out.clone().iter().enumerate().filter(|(i, _)| i % 3 == 0) {
+        let s = scales[i / 3 % scales.len()];
+        let f64 = s < 1e-20 || s > 1e20 || pair.f64;
+        out.push(PairIn { f64, a: pair.a.scaled(s), b: pair.b.scaled(s), ..*pair });
+    }
+    out
 }
