@@ -57,27 +57,34 @@
 
 use std::f64::consts::{FRAC_PI_2, TAU};
 use std::hint::black_box;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant, SystemTime};
 
 use criterion::{Criterion, SamplingMode, Throughput};
-use nalgebra::{Point3, Rotation3, Translation3, Unit, UnitQuaternion, Vector3};
+use nalgebra::{Point3, Rotation3, Unit, Vector3};
 use narrowphase::hull::{quickhull, OwnedPolytope};
 use narrowphase::prelude::*;
 use narrowphase::sdf::ellipsoid_method::{EllipsoidMethod, EllipsoidMethodOutcome, EllipsoidWarmStart};
 use narrowphase::sdf::Sdf;
 use narrowphase::support::contact;
-use parry3d::math::{Pose as PPose, Rot3 as PRot, Vector as PVec};
+use parry3d::math::Pose as PPose;
 use parry3d::shape::Shape as PShape;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-/// Hulls per polytope workload.
-const POOL: usize = 4;
-/// Points of parry's stand-in for the ellipsoid.
-const ELLIPSOID_HULL_POINTS: usize = 400;
-/// Separation range in units of the mean bounding radius.
-const S_MAX: f64 = 0.05;
+// Shared with the other bench of the §5.1 protocol (one module per purpose).
+#[path = "common/criterion_medians.rs"]
+mod criterion_medians;
+#[path = "common/pair_protocol.rs"]
+mod pair_protocol;
+#[path = "common/parry_bodies.rs"]
+mod parry_bodies;
+use criterion_medians::{criterion_dir, median_ns};
+use pair_protocol::{
+    ellipsoid_points, pick, polytope_points, pose, rotation, touching, unit_vector, ELLIPSOID_HULL_POINTS, POOL, S_MAX,
+};
+use parry_bodies::{parry_hull, parry_pose, pvec};
+
 /// Rotation per trajectory frame (rad), both bodies.
 const SPIN: f64 = 0.01;
 
@@ -119,68 +126,7 @@ fn knobs() -> Knobs {
 }
 
 // ---------------------------------------------------------------------------
-// Geometry helpers (as in support_family).
-
-fn unit_vector(rng: &mut impl Rng) -> Vector3<f64> {
-    loop {
-        let v = Vector3::new(rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0));
-        let n = v.norm();
-        if n > 0.1 && n <= 1.0 {
-            return v / n;
-        }
-    }
-}
-
-/// Uniform random rotation (Shoemake).
-fn rotation(rng: &mut impl Rng) -> Rotation3<f64> {
-    let (u1, u2, u3): (f64, f64, f64) = (rng.random(), rng.random(), rng.random());
-    let q = nalgebra::Quaternion::new(
-        u1.sqrt() * (TAU * u3).cos(),
-        (1.0 - u1).sqrt() * (TAU * u2).sin(),
-        (1.0 - u1).sqrt() * (TAU * u2).cos(),
-        u1.sqrt() * (TAU * u3).sin(),
-    );
-    UnitQuaternion::from_quaternion(q).to_rotation_matrix()
-}
-
-/// N points uniform on the unit sphere, axes scaled 3:2:1 (largest 1).
-fn polytope_points(rng: &mut impl Rng, n: usize) -> Vec<Point3<f64>> {
-    let scale = Vector3::new(1.0, 2.0 / 3.0, 1.0 / 3.0);
-    (0..n).map(|_| Point3::from(unit_vector(rng).component_mul(&scale))).collect()
-}
-
-/// Fibonacci points on the ellipsoid surface (parry's stand-in).
-fn ellipsoid_points(semi: Vector3<f64>, n: usize) -> Vec<Point3<f64>> {
-    let golden = std::f64::consts::PI * (3.0 - 5.0_f64.sqrt());
-    (0..n)
-        .map(|i| {
-            let z = 1.0 - 2.0 * (i as f64 + 0.5) / n as f64;
-            let r = (1.0 - z * z).sqrt();
-            let th = golden * i as f64;
-            Point3::from(Vector3::new(r * th.cos(), r * th.sin(), z).component_mul(&semi))
-        })
-        .collect()
-}
-
-fn pvec(v: &Vector3<f64>) -> PVec {
-    PVec::new(v.x as f32, v.y as f32, v.z as f32)
-}
-
-/// Our world pose (f64) with parry's local-frame fix → parry pose (f32).
-fn parry_pose(p: &Pose<f64>, fix: &Rotation3<f64>) -> PPose {
-    let q = UnitQuaternion::from_rotation_matrix(&(p.rotation * fix));
-    let rot = PRot::from_xyzw(q.i as f32, q.j as f32, q.k as f32, q.w as f32).normalize();
-    PPose::from_parts(pvec(&p.translation.vector), rot)
-}
-
-fn pose(t: Vector3<f64>, r: Rotation3<f64>) -> Pose<f64> {
-    Pose::from_parts(Translation3::from(t), r)
-}
-
-fn parry_hull(points: &[Point3<f64>]) -> Box<dyn PShape> {
-    let pts: Vec<PVec> = points.iter().map(|p| pvec(&p.coords)).collect();
-    Box::new(parry3d::shape::ConvexPolyhedron::from_convex_hull(&pts).expect("parry hull"))
-}
+// Geometry helpers.
 
 /// Largest displacement of a point at most `rho` from the pose origin.
 fn motion(old: &Pose<f64>, new: &Pose<f64>, rho: f64) -> f64 {
@@ -235,20 +181,8 @@ where
     ) -> Inst<S32, S64> {
         let a = Placed::new(self.s64[ia], pose_a);
         let o = pose_a.translation.vector;
-        let b_at = |t: f64| Placed::new(self.s64[ib], pose(o + u * t, rot_b));
         let r_mean = 0.5 * (self.s64[ia].bounding_sphere().1 + self.s64[ib].bounding_sphere().1);
-        let h_a = u.dot(&(a.support(&u).coords - o));
-        let h_b = -u.dot(&(b_at(0.0).support(&-u).coords - o));
-        let (mut lo, mut hi) = (0.0, h_a + h_b);
-        let budget = Budget::default();
-        for _ in 0..60 {
-            let mid = 0.5 * (lo + hi);
-            match gjk::intersect(&a, &b_at(mid), &budget, &mut GjkWarmStart::default()).is_penetrating() {
-                Some(false) => hi = mid,
-                _ => lo = mid,
-            }
-        }
-        let t = 0.5 * (lo + hi) + s * r_mean;
+        let t = touching(&a, self.s64[ib], rot_b, u).0 + s * r_mean;
         let pose_b = pose(o + u * t, rot_b);
         Inst {
             a32: Placed::new(self.s32[ia], nalgebra::convert(pose_a)),
@@ -266,12 +200,7 @@ where
     }
 
     fn pick(&self, rng: &mut impl Rng) -> (usize, usize) {
-        let ia = rng.random_range(0..self.s64.len());
-        let mut ib = rng.random_range(0..self.s64.len());
-        if self.s64.len() > 1 && ib == ia {
-            ib = (ib + 1) % self.s64.len();
-        }
-        (ia, ib)
+        pick(rng, self.s64.len(), self.s64.len())
     }
 
     fn random(&self, rng: &mut impl Rng, n: usize) -> Vec<Inst<S32, S64>> {
@@ -309,8 +238,8 @@ where
                     let s = S_MAX * (phase + 0.3 * f as f64).sin();
                     let mut inst = self.place(ids, pose(o, ra), rb, u, s);
                     if let Some(p) = out.last() {
-                        inst.moved = motion(&p.a64.pose(), &inst.a64.pose(), rho(ids.0))
-                            + motion(&p.b64.pose(), &inst.b64.pose(), rho(ids.1));
+                        inst.moved = motion(p.a64.pose(), inst.a64.pose(), rho(ids.0))
+                            + motion(p.b64.pose(), inst.b64.pose(), rho(ids.1));
                     }
                     out.push(inst);
                     ra = wa * ra;
@@ -970,29 +899,6 @@ fn drive(c: &mut Criterion, reg: &mut Registry, mut cases: Vec<Case<'_>>) {
         }
         group.finish();
     }
-}
-
-fn criterion_dir() -> PathBuf {
-    if let Some(d) = std::env::var_os("CRITERION_HOME") {
-        return PathBuf::from(d);
-    }
-    if let Some(d) = std::env::var_os("CARGO_TARGET_DIR") {
-        return PathBuf::from(d).join("criterion");
-    }
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("target").join("criterion")
-}
-
-/// Criterion's median (ns per iteration) of a benchmark run after `since`.
-fn median_ns(dir: &Path, group: &str, id: &str, since: SystemTime) -> Option<f64> {
-    let path = dir.join(group).join(id).join("new").join("estimates.json");
-    if std::fs::metadata(&path).ok()?.modified().ok()? < since {
-        return None;
-    }
-    let text = std::fs::read_to_string(&path).ok()?;
-    let rest = &text[text.find("\"median\"")?..];
-    let rest = &rest[rest.find("\"point_estimate\":")? + "\"point_estimate\":".len()..];
-    let end = rest.find([',', '}'])?;
-    rest[..end].trim().parse().ok()
 }
 
 fn print_table(dir: &Path, reg: &Registry, since: SystemTime) {

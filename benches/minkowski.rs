@@ -3,9 +3,10 @@
 //!
 //! # Workloads
 //! The paper's protocol: one body fixed at the origin, [`POSES`] random poses
-//! of the other (uniform rotation, translation uniform in the cube of
+//! of the other (random rotation, translation uniform in the cube of
 //! half-width the sum of the bounding radii, so that colliding and separated
-//! poses mix), the shapes of `examples/accuracy_table.rs`:
+//! poses mix), the shapes of `examples/accuracy_table.rs` (both from
+//! `common/ruan2019.rs`):
 //! - `es3`: superquadric (a = 1.5, 1, 0.8; ε = 0.4, 1.3) against an
 //!   ellipsoid (1.2, 0.7, 0.5);
 //! - `ee3`: ellipsoid (1.5, 1, 0.8) against the same moving ellipsoid;
@@ -35,8 +36,7 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use nalgebra::{Matrix3, Point3, Rotation2, Rotation3, Translation2, Translation3, UnitQuaternion, Vector2, Vector3};
-use narrowphase::hull::{quickhull, OwnedPolytope};
+use nalgebra::{Vector2, Vector3};
 use narrowphase::math::Pose2;
 use narrowphase::minkowski::ellipsoid_pair::{ellipses, ellipsoids};
 use narrowphase::minkowski::superquadric::{ellipse_superellipse, ellipsoid_superquadric};
@@ -44,79 +44,24 @@ use narrowphase::prelude::*;
 use narrowphase::query::Stop;
 use narrowphase::sdf::Sdf;
 use narrowphase::shape::{Ellipse, Superellipse, Superquadric};
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+
+#[path = "common/ruan2019.rs"]
+mod ruan2019;
+use ruan2019::{
+    ellipse_prism, mesh2, mesh3, pose2, pose3, E2A_AXES, E2B_AXES, EA_AXES, EB_AXES, SE_AXES, SE_EPS, SQ_AXES, SQ_EPS,
+};
 
 /// Poses per workload (the paper's 1000).
 const POSES: usize = 1000;
-const SQ_AXES: [f64; 3] = [1.5, 1.0, 0.8];
-const SQ_EPS: (f64, f64) = (0.4, 1.3);
-const EB_AXES: [f64; 3] = [1.2, 0.7, 0.5];
-const SE_AXES: [f64; 2] = [1.5, 1.0];
-const SE_EPS: f64 = 0.5;
-const E2B_AXES: [f64; 2] = [1.2, 0.6];
-const PRISM: f64 = 1.0;
-
-fn fibonacci(n: usize) -> Vec<Vector3<f64>> {
-    let golden = std::f64::consts::PI * (3.0 - 5.0_f64.sqrt());
-    (0..n)
-        .map(|i| {
-            let z = 1.0 - 2.0 * (i as f64 + 0.5) / n as f64;
-            let r = (1.0 - z * z).sqrt();
-            let t = golden * i as f64;
-            Vector3::new(r * t.cos(), r * t.sin(), z)
-        })
-        .collect()
-}
-
-fn mesh3(sq: &Superquadric<f64>, n: usize) -> OwnedPolytope<f64> {
-    let pts: Vec<Point3<f64>> = fibonacci(n).iter().map(|d| Point3::from(d / sq.gauge(d))).collect();
-    quickhull(&pts).expect("hull")
-}
-
-fn mesh2(se: &Superellipse<f64>, n: usize) -> OwnedPolytope<f64> {
-    let mut pts = Vec::with_capacity(2 * n);
-    for i in 0..n {
-        let t = std::f64::consts::TAU * i as f64 / n as f64;
-        let d = Vector2::new(t.cos(), t.sin());
-        let p = d / se.gauge(&d);
-        pts.push(Point3::new(p.x, p.y, PRISM));
-        pts.push(Point3::new(p.x, p.y, -PRISM));
-    }
-    quickhull(&pts).expect("hull")
-}
-
-fn ellipse_prism(b: &[f64; 2]) -> Affine<Cylinder<f64>, f64> {
-    let lin = Matrix3::from_diagonal(&Vector3::new(b[0], b[1], 1.0));
-    Affine::new(Cylinder::new(PRISM, 1.0).expect("cylinder"), lin, Vector3::zeros()).expect("affine")
-}
 
 fn poses3(rng: &mut ChaCha8Rng, l: f64) -> Vec<Pose<f64>> {
-    (0..POSES)
-        .map(|_| {
-            let q = UnitQuaternion::from_quaternion(nalgebra::Quaternion::new(
-                rng.random::<f64>() - 0.5,
-                rng.random::<f64>() - 0.5,
-                rng.random::<f64>() - 0.5,
-                rng.random::<f64>() - 0.5,
-            ));
-            let t = Vector3::new(rng.random_range(-l..l), rng.random_range(-l..l), rng.random_range(-l..l));
-            Pose::from_parts(Translation3::from(t), Rotation3::from(q))
-        })
-        .collect()
+    (0..POSES).map(|_| pose3(rng, l)).collect()
 }
 
 fn poses2(rng: &mut ChaCha8Rng, l: f64) -> Vec<(Pose2<f64>, Pose<f64>)> {
-    (0..POSES)
-        .map(|_| {
-            let ang = rng.random_range(-std::f64::consts::PI..std::f64::consts::PI);
-            let t = Vector2::new(rng.random_range(-l..l), rng.random_range(-l..l));
-            (
-                Pose2::from_parts(Translation2::from(t), Rotation2::new(ang)),
-                Pose::from_parts(Translation3::new(t.x, t.y, 0.0), Rotation3::from_axis_angle(&Vector3::z_axis(), ang)),
-            )
-        })
-        .collect()
+    (0..POSES).map(|_| pose2(rng, l)).collect()
 }
 
 fn gjk_hit<A: SupportMap<f64>, B: SupportMap<f64>>(a: &A, b: &B) -> (Option<bool>, u32) {
@@ -144,12 +89,12 @@ fn bench(c: &mut Criterion) {
 
     // ------------------------------------------------------------ 3D ----
     let sq = Superquadric::new(Vector3::from(SQ_AXES), SQ_EPS.0, SQ_EPS.1).expect("sq");
-    let ea_sq = Superquadric::new(Vector3::from(SQ_AXES), 1.0, 1.0).expect("ea");
-    let ea = Ellipsoid::new(Vector3::from(SQ_AXES)).expect("ea");
+    let ea_sq = Superquadric::new(Vector3::from(EA_AXES), 1.0, 1.0).expect("ea");
+    let ea = Ellipsoid::new(Vector3::from(EA_AXES)).expect("ea");
     let eb = Ellipsoid::new(Vector3::from(EB_AXES)).expect("eb");
     let sq32 = Superquadric::new(Vector3::from(SQ_AXES).cast::<f32>(), SQ_EPS.0 as f32, SQ_EPS.1 as f32).expect("sq");
-    let ea_sq32 = Superquadric::new(Vector3::from(SQ_AXES).cast::<f32>(), 1.0, 1.0).expect("ea");
-    let ea32 = Ellipsoid::new(Vector3::from(SQ_AXES).cast::<f32>()).expect("ea");
+    let ea_sq32 = Superquadric::new(Vector3::from(EA_AXES).cast::<f32>(), 1.0, 1.0).expect("ea");
+    let ea32 = Ellipsoid::new(Vector3::from(EA_AXES).cast::<f32>()).expect("ea");
     let eb32 = Ellipsoid::new(Vector3::from(EB_AXES).cast::<f32>()).expect("eb");
     let meshes_sq = [mesh3(&sq, 25), mesh3(&sq, 100)];
     let meshes_ea = [mesh3(&ea_sq, 25), mesh3(&ea_sq, 100)];
@@ -276,11 +221,11 @@ fn bench(c: &mut Criterion) {
 
     // ------------------------------------------------------------ 2D ----
     let se = Superellipse::new(Vector2::from(SE_AXES), SE_EPS).expect("se");
-    let e2a_se = Superellipse::new(Vector2::from(SE_AXES), 1.0).expect("e2a");
-    let e2a = Ellipse::new(Vector2::from(SE_AXES)).expect("e2a");
+    let e2a_se = Superellipse::new(Vector2::from(E2A_AXES), 1.0).expect("e2a");
+    let e2a = Ellipse::new(Vector2::from(E2A_AXES)).expect("e2a");
     let e2b = Ellipse::new(Vector2::from(E2B_AXES)).expect("e2b");
     let prism_b = ellipse_prism(&E2B_AXES);
-    let prism_a = ellipse_prism(&SE_AXES);
+    let prism_a = ellipse_prism(&E2A_AXES);
     let l2 = Sdf::<f64, 2>::bounding_ball(&se).radius + E2B_AXES[0];
     let poses = poses2(&mut rng, l2);
     for (wl, fixed) in [("es2", &se), ("ee2", &e2a_se)] {

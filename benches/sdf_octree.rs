@@ -7,7 +7,8 @@
 //! - `boxes`: two rotated boxes (0.6 × 0.4 × 0.3, 0.5 × 0.5 × 0.2) at random
 //!   poses within 1.6 of each other (mixed verdicts);
 //! - `tori`: two linked rings (core 1, tube 0.25) turned by random small
-//!   angles about the scene of `tests/sdf_interval.rs` (two overlap regions).
+//!   angles about the scene of `tests/suite/sdf_interval.rs` (two overlap
+//!   regions).
 //!
 //! Cases `decide_d{4,6,8}` ([`Stop::Decided`]: stop at the first cell
 //! inside both) and `collect_d{4,6}` ([`Stop::Converged`]: the whole

@@ -16,6 +16,7 @@
 //! cargo bench --features std --bench sdf_particles -- --warm-up-time 1 --measurement-time 2
 //! ```
 
+use std::f64::consts::PI;
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -95,7 +96,7 @@ fn workload<R: Real>(name: &str) -> Vec<(Body<R>, Body<R>)> {
                 let b = Shape::Box(Cuboid::new(Vector3::new(0.5, 0.5, 0.2).map(R::lit)).expect("box"));
                 let t =
                     Vector3::new(rng.random_range(-0.4..0.4), rng.random_range(-0.4..0.4), rng.random_range(-0.3..0.3));
-                (place(a, &turn(&mut rng, 3.14), Vector3::zeros()), place(b, &turn(&mut rng, 3.14), t))
+                (place(a, &turn(&mut rng, PI), Vector3::zeros()), place(b, &turn(&mut rng, PI), t))
             }
             _ => {
                 let ring = Shape::Ring(Torus::new(R::ONE, R::lit(0.25)).expect("ring"));

@@ -55,32 +55,39 @@
 use std::cell::Cell;
 use std::f64::consts::{FRAC_PI_2, TAU};
 use std::hint::black_box;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, SystemTime};
 
 use ccd_ffi::{Ccd, Convex};
 use criterion::{Criterion, SamplingMode, Throughput};
-use nalgebra::{Point3, Rotation3, Translation3, Unit, UnitQuaternion, Vector3};
+use nalgebra::{Point3, Rotation3, Unit, Vector3};
 use narrowphase::hull::{quickhull, OwnedPolytope};
 use narrowphase::prelude::*;
 use narrowphase::query::{Budget, Proximity};
 use narrowphase::support::{contact, mpr};
-use parry3d::math::{Pose as PPose, Rot3 as PRot, Vector as PVec};
+use parry3d::math::Pose as PPose;
 use parry3d::shape::Shape as PShape;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+
+// Shared with the other bench of the §5.1 protocol (one module per purpose).
+#[path = "common/criterion_medians.rs"]
+mod criterion_medians;
+#[path = "common/pair_protocol.rs"]
+mod pair_protocol;
+#[path = "common/parry_bodies.rs"]
+mod parry_bodies;
+use criterion_medians::{criterion_dir, median_ns};
+use pair_protocol::{
+    ellipsoid_points, pick, polytope_points, pose, rotation, touching, unit_vector, ELLIPSOID_HULL_POINTS, POOL, S_MAX,
+};
+use parry_bodies::{parry_hull, parry_pose, pvec};
 
 /// Random poses per workload (`dist`, `hit`; `pen` uses the penetrating ones).
 const POSES: usize = 500;
 /// Trajectories × frames for the warm-start groups.
 const TRAJ: usize = 25;
 const FRAMES: usize = 20;
-/// Hulls per polytope workload.
-const POOL: usize = 4;
-/// Points of parry's stand-in for the ellipsoid.
-const ELLIPSOID_HULL_POINTS: usize = 400;
-/// Separation range in units of the mean bounding radius.
-const S_MAX: f64 = 0.05;
 
 /// The budget of our f64 runs (the libccd comparison): libccd's default
 /// `epa_tolerance`/`mpr_tolerance` 1e-4 as our relative tolerance. With the
@@ -88,65 +95,6 @@ const S_MAX: f64 = 0.05;
 /// iteration cap, as its docs say.
 fn budget_vs_ccd() -> Budget<f64> {
     Budget::new(64, 1e-4)
-}
-
-// ---------------------------------------------------------------------------
-// Randomness and geometry helpers.
-
-fn unit_vector(rng: &mut impl Rng) -> Vector3<f64> {
-    loop {
-        let v = Vector3::new(rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0));
-        let n = v.norm();
-        if n > 0.1 && n <= 1.0 {
-            return v / n;
-        }
-    }
-}
-
-/// Uniform random rotation (Shoemake, via a uniform unit quaternion).
-fn rotation(rng: &mut impl Rng) -> Rotation3<f64> {
-    let (u1, u2, u3): (f64, f64, f64) = (rng.random(), rng.random(), rng.random());
-    let q = nalgebra::Quaternion::new(
-        (u1).sqrt() * (TAU * u3).cos(),
-        (1.0 - u1).sqrt() * (TAU * u2).sin(),
-        (1.0 - u1).sqrt() * (TAU * u2).cos(),
-        (u1).sqrt() * (TAU * u3).sin(),
-    );
-    UnitQuaternion::from_quaternion(q).to_rotation_matrix()
-}
-
-/// N points uniform on the unit sphere, axes scaled 3:2:1 (largest 1).
-fn polytope_points(rng: &mut impl Rng, n: usize) -> Vec<Point3<f64>> {
-    let scale = Vector3::new(1.0, 2.0 / 3.0, 1.0 / 3.0);
-    (0..n).map(|_| Point3::from(unit_vector(rng).component_mul(&scale))).collect()
-}
-
-/// Fibonacci points on the ellipsoid surface.
-fn ellipsoid_points(semi: Vector3<f64>, n: usize) -> Vec<Point3<f64>> {
-    let golden = std::f64::consts::PI * (3.0 - 5.0_f64.sqrt());
-    (0..n)
-        .map(|i| {
-            let z = 1.0 - 2.0 * (i as f64 + 0.5) / n as f64;
-            let r = (1.0 - z * z).sqrt();
-            let th = golden * i as f64;
-            Point3::from(Vector3::new(r * th.cos(), r * th.sin(), z).component_mul(&semi))
-        })
-        .collect()
-}
-
-fn pvec(v: &Vector3<f64>) -> PVec {
-    PVec::new(v.x as f32, v.y as f32, v.z as f32)
-}
-
-/// Our world pose (f64) with the parry local-frame fix → parry pose (f32).
-fn parry_pose(p: &Pose<f64>, fix: &Rotation3<f64>) -> PPose {
-    let q = UnitQuaternion::from_rotation_matrix(&(p.rotation * fix));
-    let rot = PRot::from_xyzw(q.i as f32, q.j as f32, q.k as f32, q.w as f32).normalize();
-    PPose::from_parts(pvec(&p.translation.vector), rot)
-}
-
-fn pose(t: Vector3<f64>, r: Rotation3<f64>) -> Pose<f64> {
-    Pose::from_parts(Translation3::from(t), r)
 }
 
 // ---------------------------------------------------------------------------
@@ -263,8 +211,8 @@ where
     SB64: SupportMap<f64> + Bounded<f64> + Copy,
 {
     /// Place one pair: A at `pose_a`, B rotated by `rot_b` and moved along `u`
-    /// to touching plus `s · R̄`. Returns `false` when the bisection met an
-    /// undetermined answer (the pose is still usable).
+    /// to touching plus `s · R̄`; counted in `out.shaky` when the bisection
+    /// met an undetermined answer (the pose is still usable).
     fn place(
         &self,
         out: &mut Pairs<SA32, SB32, SA64, SB64>,
@@ -276,27 +224,9 @@ where
     ) {
         let a = Placed::new(self.a64[ia], pose_a);
         let o = pose_a.translation.vector;
-        let b_at = |t: f64| Placed::new(self.b64[ib], pose(o + u * t, rot_b));
         let r_mean = 0.5 * (self.a64[ia].bounding_sphere().1 + self.b64[ib].bounding_sphere().1);
-        // Touching translation t₁ between 0 (local origins together: overlap)
-        // and the support-plane offset (projections on u just touch: apart).
-        let h_a = u.dot(&(a.support(&u).coords - o));
-        let h_b = -u.dot(&(b_at(0.0).support(&-u).coords - o));
-        let (mut lo, mut hi) = (0.0, h_a + h_b);
-        let budget = Budget::default();
-        let mut shaky = false;
-        for _ in 0..60 {
-            let mid = 0.5 * (lo + hi);
-            match gjk::intersect(&a, &b_at(mid), &budget, &mut GjkWarmStart::default()).is_penetrating() {
-                Some(true) => lo = mid,
-                Some(false) => hi = mid,
-                None => {
-                    shaky = true;
-                    lo = mid
-                }
-            }
-        }
-        let t = 0.5 * (lo + hi) + s * r_mean;
+        let (t1, shaky) = touching(&a, self.b64[ib], rot_b, u);
+        let t = t1 + s * r_mean;
         let pose_b = pose(o + u * t, rot_b);
         out.ours64.push((a, Placed::new(self.b64[ib], pose_b)));
         out.ours32.push((
@@ -310,12 +240,7 @@ where
     }
 
     fn pick(&self, rng: &mut impl Rng) -> (usize, usize) {
-        let ia = rng.random_range(0..self.a64.len());
-        let mut ib = rng.random_range(0..self.b64.len());
-        if self.b64.len() > 1 && ib == ia {
-            ib = (ib + 1) % self.b64.len();
-        }
-        (ia, ib)
+        pick(rng, self.a64.len(), self.b64.len())
     }
 
     fn random_pairs(&self, rng: &mut impl Rng) -> Pairs<SA32, SB32, SA64, SB64> {
@@ -1116,37 +1041,8 @@ fn primitive<SA32, SB32, SA64, SB64>(
     }
 }
 
-fn parry_hull(points: &[Point3<f64>]) -> Box<dyn PShape> {
-    let pts: Vec<PVec> = points.iter().map(|p| pvec(&p.coords)).collect();
-    Box::new(parry3d::shape::ConvexPolyhedron::from_convex_hull(&pts).expect("parry hull"))
-}
-
 // ---------------------------------------------------------------------------
 // The table.
-
-fn criterion_dir() -> PathBuf {
-    if let Some(d) = std::env::var_os("CRITERION_HOME") {
-        return PathBuf::from(d);
-    }
-    if let Some(d) = std::env::var_os("CARGO_TARGET_DIR") {
-        return PathBuf::from(d).join("criterion");
-    }
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("target").join("criterion")
-}
-
-/// Criterion's median (ns per iteration) of a benchmark run after `since`.
-fn median_ns(dir: &Path, group: &str, id: &str, since: SystemTime) -> Option<f64> {
-    let path = dir.join(group).join(id).join("new").join("estimates.json");
-    let meta = std::fs::metadata(&path).ok()?;
-    if meta.modified().ok()? < since {
-        return None;
-    }
-    let text = std::fs::read_to_string(&path).ok()?;
-    let rest = &text[text.find("\"median\"")?..];
-    let rest = &rest[rest.find("\"point_estimate\":")? + "\"point_estimate\":".len()..];
-    let end = rest.find([',', '}'])?;
-    rest[..end].trim().parse().ok()
-}
 
 /// The per-query medians: from criterion's estimates (criterion mode; the
 /// registry holds the queries per iteration) or as measured (paired mode).

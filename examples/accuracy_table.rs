@@ -4,7 +4,7 @@
 //!
 //! γ (Eq. 20) is the ratio of the kinematic measures `I(Mesh_a, Mesh_b) /
 //! I(S_a, E_b)` of the colliding configurations (Eq. 18). Both are estimated
-//! by Monte Carlo over the same poses of the second body: a uniform rotation
+//! by Monte Carlo over the same poses of the second body: a random rotation
 //! and a translation uniform in the cube `[−L, L]ⁿ`, `L` the sum of the
 //! bounding radii (every colliding pose lies inside it), so
 //! `γ ≈ #colliding(mesh test) / #colliding(exact test)`. The exact reference
@@ -14,74 +14,29 @@
 //! Meshes are inscribed polytopes with the vertex counts of the paper's
 //! Table II (2D: 50; 3D: Mesh1 = 25, Mesh2 = 100): the radial projections
 //! onto the surface of evenly spread directions (Fibonacci sphere in 3D,
-//! uniform angles in 2D), hulled by `narrowphase::hull::quickhull`. The
+//! uniform angles in 2D), hulled by `narrowphase::hull::quickhull`
+//! (`benches/common/ruan2019.rs`, shared with `benches/minkowski.rs`). The
 //! paper's facet counts (268, 540, …) cannot belong to convex hulls of 25 or
 //! 100 vertices (at most 2V − 4 triangles), so only the vertex counts are
 //! reproduced. 2D bodies are run through the 3D GJK as prisms of equal
 //! height (two prisms intersect iff their cross-sections do).
 
-use nalgebra::{Matrix3, Point3, Rotation2, Rotation3, Translation2, Translation3, UnitQuaternion, Vector2, Vector3};
-use narrowphase::hull::{quickhull, OwnedPolytope};
+use nalgebra::{Vector2, Vector3};
 use narrowphase::math::Pose2;
 use narrowphase::minkowski::ellipsoid_pair::{ellipses, ellipsoids};
 use narrowphase::minkowski::superquadric::{ellipse_superellipse, ellipsoid_superquadric};
 use narrowphase::prelude::*;
 use narrowphase::query::Stop;
 use narrowphase::shape::{Ellipse, Superellipse, Superquadric};
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-/// Superquadric (3D) of the experiments: semi-axes and exponents.
-const SQ_AXES: [f64; 3] = [1.5, 1.0, 0.8];
-const SQ_EPS: (f64, f64) = (0.4, 1.3);
-/// First ellipsoid of the E–E cases (same semi-axes as the superquadric).
-const EA_AXES: [f64; 3] = SQ_AXES;
-/// The moving ellipsoid.
-const EB_AXES: [f64; 3] = [1.2, 0.7, 0.5];
-/// 2D: superellipse, first ellipse, moving ellipse.
-const SE_AXES: [f64; 2] = [1.5, 1.0];
-const SE_EPS: f64 = 0.5;
-const E2A_AXES: [f64; 2] = SE_AXES;
-const E2B_AXES: [f64; 2] = [1.2, 0.6];
-/// Half-height of the 2D prisms.
-const PRISM: f64 = 1.0;
-
-fn fibonacci(n: usize) -> Vec<Vector3<f64>> {
-    let golden = std::f64::consts::PI * (3.0 - 5.0_f64.sqrt());
-    (0..n)
-        .map(|i| {
-            let z = 1.0 - 2.0 * (i as f64 + 0.5) / n as f64;
-            let r = (1.0 - z * z).sqrt();
-            let t = golden * i as f64;
-            Vector3::new(r * t.cos(), r * t.sin(), z)
-        })
-        .collect()
-}
-
-/// Inscribed 3D mesh: directions projected radially onto the surface.
-fn mesh3(sq: &Superquadric<f64>, n: usize) -> OwnedPolytope<f64> {
-    let pts: Vec<Point3<f64>> = fibonacci(n).iter().map(|d| Point3::from(d / sq.gauge(d))).collect();
-    quickhull(&pts).expect("hull")
-}
-
-/// Inscribed 2D mesh as a prism: uniform angles projected onto the curve.
-fn mesh2(se: &Superellipse<f64>, n: usize) -> OwnedPolytope<f64> {
-    let mut pts = Vec::with_capacity(2 * n);
-    for i in 0..n {
-        let t = std::f64::consts::TAU * i as f64 / n as f64;
-        let d = Vector2::new(t.cos(), t.sin());
-        let p = d / se.gauge(&d);
-        pts.push(Point3::new(p.x, p.y, PRISM));
-        pts.push(Point3::new(p.x, p.y, -PRISM));
-    }
-    quickhull(&pts).expect("hull")
-}
-
-/// An exact elliptic prism (GJK on the support map).
-fn ellipse_prism(b: &[f64; 2]) -> Affine<Cylinder<f64>, f64> {
-    let lin = Matrix3::from_diagonal(&Vector3::new(b[0], b[1], 1.0));
-    Affine::new(Cylinder::new(PRISM, 1.0).expect("cylinder"), lin, Vector3::zeros()).expect("affine")
-}
+// The bodies, meshes and poses, shared with `benches/minkowski.rs`.
+#[path = "../benches/common/ruan2019.rs"]
+mod ruan2019;
+use ruan2019::{
+    ellipse_prism, mesh2, mesh3, pose2, pose3, E2A_AXES, E2B_AXES, EA_AXES, EB_AXES, SE_AXES, SE_EPS, SQ_AXES, SQ_EPS,
+};
 
 fn gjk_hit<A: SupportMap<f64>, B: SupportMap<f64>>(a: &A, b: &B, und: &mut u32) -> bool {
     match gjk::intersect(a, b, &Budget::default(), &mut GjkWarmStart::default()).is_penetrating() {
@@ -153,15 +108,7 @@ fn main() {
     let (mut es_exact, mut es_m1, mut es_m2, mut es_mm) = (0, 0, 0, 0);
     let mut subset_violations = 0u32;
     for _ in 0..poses {
-        let q = UnitQuaternion::from_quaternion(nalgebra::Quaternion::new(
-            rng.random::<f64>() - 0.5,
-            rng.random::<f64>() - 0.5,
-            rng.random::<f64>() - 0.5,
-            rng.random::<f64>() - 0.5,
-        ));
-        let rot = Rotation3::from(q);
-        let t = Vector3::new(rng.random_range(-l3..l3), rng.random_range(-l3..l3), rng.random_range(-l3..l3));
-        let pose = Pose::from_parts(Translation3::from(t), rot);
+        let pose = pose3(&mut rng, l3);
         let b = Placed::new(eb, pose);
         // E–E.
         let exact = ellipsoid_superquadric(&ea_sq, &id, &eb, &pose, &Budget::default(), Stop::Decided).is_penetrating();
@@ -213,19 +160,15 @@ fn main() {
     let (mut ee2_exact, mut ee2_asc, mut ee2_gjk, mut ee2_m, mut ee2_mismatch) = (0, 0, 0, 0, 0);
     let (mut es2_exact, mut es2_m) = (0, 0);
     for _ in 0..poses {
-        let ang = rng.random_range(-std::f64::consts::PI..std::f64::consts::PI);
-        let t = Vector2::new(rng.random_range(-l2..l2), rng.random_range(-l2..l2));
-        let pose2 = Pose2::from_parts(Translation2::from(t), Rotation2::new(ang));
-        let pose3 =
-            Pose::from_parts(Translation3::new(t.x, t.y, 0.0), Rotation3::from_axis_angle(&Vector3::z_axis(), ang));
-        let b = Placed::new(&pb, pose3);
-        let exact = ellipse_superellipse(&e2a_se, &id2, &e2b, &pose2, &Budget::default(), Stop::Decided)
+        let (pose_2d, pose_3d) = pose2(&mut rng, l2);
+        let b = Placed::new(&pb, pose_3d);
+        let exact = ellipse_superellipse(&e2a_se, &id2, &e2b, &pose_2d, &Budget::default(), Stop::Decided)
             .is_penetrating()
             .unwrap_or_else(|| {
                 und_exact += 1;
                 false
             });
-        let asc = ellipses(&e2a, &id2, &e2b, &pose2).is_penetrating() == Some(true);
+        let asc = ellipses(&e2a, &id2, &e2b, &pose_2d).is_penetrating() == Some(true);
         let g = gjk_hit(&Placed::new(&pa, id), &b, &mut und);
         let m = gjk_hit(&Placed::new(e2a_p, id), &b, &mut und);
         ee2_exact += u64::from(exact);
@@ -234,9 +177,9 @@ fn main() {
         ee2_m += u64::from(m);
         ee2_mismatch += u64::from(asc != exact);
         subset_violations += u32::from(m && !exact);
-        let out2 = ellipse_superellipse(&se, &id2, &e2b, &pose2, &Budget::default(), Stop::Decided);
+        let out2 = ellipse_superellipse(&se, &id2, &e2b, &pose_2d, &Budget::default(), Stop::Decided);
         if out2.is_penetrating().is_none() && std::env::var_os("ACCURACY_DEBUG").is_some() {
-            eprintln!("undetermined 2D E-S at {:?} {}: {out2:?}", t, ang);
+            eprintln!("undetermined 2D E-S at {pose_2d:?}: {out2:?}");
         }
         let exact = out2.is_penetrating().unwrap_or_else(|| {
             und_exact += 1;

@@ -5,7 +5,6 @@
 //! These run for real on whatever adapter wgpu finds — Mesa's lavapipe (a
 //! CPU Vulkan) in CI — and skip with a printed reason only when there is no
 //! adapter at all.
-#![cfg(feature = "gpu")]
 
 mod common;
 

@@ -314,7 +314,10 @@ fn general_sdf_queries_do_not_allocate() {
     let ring = Placed::new(Torus::new(1.0_f64, 0.25).unwrap(), Pose::identity());
     let turned = Placed::new(
         Torus::new(1.0_f64, 0.25).unwrap(),
-        Pose::from_parts(Translation3::new(1.0, 0.0, 0.0), Rotation3::from_axis_angle(&Vector3::y_axis(), 1.5707963)),
+        Pose::from_parts(
+            Translation3::new(1.0, 0.0, 0.0),
+            Rotation3::from_axis_angle(&Vector3::y_axis(), std::f64::consts::FRAC_PI_2),
+        ),
     );
     let ball =
         Transformed::new(Sphere::new(0.6_f64).unwrap(), Matrix3::identity(), 1.0, Vector3::new(1.0, 0.0, 0.3)).unwrap();

@@ -14,7 +14,7 @@
 //! - grids built from an analytic exact SDF by `fill_zeroth` /
 //!   `fill_first_order`: exact at the sample points (within rounding),
 //!   error vs the analytic SDF inside the grid box within the bounds
-//!   `tests/sdf_grid.rs` derives (`h·√3/2` zeroth order, `1.5·h·√3/2`
+//!   `tests/suite/sdf_grid.rs` derives (`h·√3/2` zeroth order, `1.5·h·√3/2`
 //!   first order, plus rounding), sign right where the analytic value is
 //!   beyond that bound, gradient length ≤ 1 (+rounding), positive outside
 //!   the grid box (the body lies inside it), never NaN for a non-NaN point.

@@ -104,7 +104,7 @@
 //! a width `w`), so the witnesses are uncertain along the needle by up to
 //! `ε·k·L`: measured up to `2.4e-6·L` in f64 (aspects to 1e10: 1.3e4 on a
 //! needle 5.4e9 long) and `8.6e-5·L` in f32 (aspects to 3e3), while the
-//! flag and the bounds hold (tests/mpr.rs, `needles_beside_a_sphere_…`).
+//! flag and the bounds hold (tests/suite/mpr.rs, `needles_beside_a_sphere_…`).
 //!
 //! # Special cases
 //! - **Concentric bodies** (`v0` within `tolerance · scale` of the origin):

@@ -4,7 +4,7 @@
 //! cargo xtask test  [--no-setup] [--only KEYS] [--skip KEYS] [--list]
 //! cargo xtask demo  [--no-setup]
 //! cargo xtask bench [--no-setup] [CARGO-BENCH ARGS...] [-- CRITERION ARGS...]
-//! cargo xtask fuzz  [TARGET...] [--time SECS] [--no-cmin] [--strict] [-- LIBFUZZER ARGS...]
+//! cargo xtask fuzz  [TARGET...] [--time SECS] [--no-cmin] [-- LIBFUZZER ARGS...]
 //! cargo xtask accuracy [POSES] [SEED]
 //! cargo xtask icount [--update]
 //! cargo xtask fw    tests m4f|m7|v6m | stack [--update] | icount | no-alloc | vsqrt
@@ -46,9 +46,10 @@ commands:
   fw     one firmware check (the fw-* test steps): tests m4f|m7|v6m, stack
          [--update], icount, no-alloc, vsqrt
   fuzz   run every cargo-fuzz target (or those named) for --time SECS each
-         (default 60), corpus in fuzz/corpus/<target>/ minimised after
-         (--no-cmin skips), fails on any crash; --strict also fails on the
-         recorded open findings; installs cargo-fuzz if missing; nightly
+         (default 60), seeded from structured seeds, fuzz/regressions/<target>/
+         and the local corpus fuzz/corpus/<target>/ (minimised after;
+         --no-cmin skips); fails on any crash; installs cargo-fuzz if missing;
+         nightly
   accuracy  the collision-accuracy table (Ruan et al. 2019, Table III): γ of
          GJK on inscribed meshes vs the exact Minkowski checker; [POSES] [SEED]
 ";
@@ -380,9 +381,15 @@ fn test_steps() -> Vec<Step> {
         ),
         step(
             "clippy",
-            "clippy on the library (host), warnings are errors",
+            "clippy on every host target (lib, tests, benches, examples, xtask; --features std,gpu,f16), \
+             warnings are errors",
             Kind::Plain,
-            with_args(cargo(), &["clippy", "--lib", "--", "-D", "warnings"]),
+            // Every feature of the host build at once: no code is compiled
+            // only without one of them (no `cfg(not(feature = …))`).
+            with_args(
+                cargo(),
+                &["clippy", "--workspace", "--all-targets", "--features", "std,gpu,f16", "--", "-D", "warnings"],
+            ),
         ),
         step(
             "test",
@@ -446,15 +453,10 @@ fn test_steps() -> Vec<Step> {
     ));
     steps.push(step(
         "f16",
-        "sampled grids with half-precision storage (--features f16)",
+        "sampled grids with half-precision storage: the suite's sdf_grid module with --features std,f16",
         Kind::Tests,
-        with_args(cargo(), &["test", "--features", "f16", "--test", "sdf_grid"]),
-    ));
-    steps.push(step(
-        "clippy-gpu",
-        "clippy on the library with the gpu feature, warnings are errors",
-        Kind::Plain,
-        with_args(cargo(), &["clippy", "--lib", "--features", "gpu", "--", "-D", "warnings"]),
+        // The suite needs `std` (quickhull); the filter keeps the grid tests.
+        with_args(cargo(), &["test", "--features", "std,f16", "--test", "suite", "sdf_grid::"]),
     ));
     steps.push(step(
         "gpu",

@@ -13,7 +13,7 @@
 //!   memory (the zeroth-order grid with ∛4 times the samples per axis) it is
 //!   the more accurate near a smooth curved surface, by 10–100× once the
 //!   cells are well below the radius of curvature; near kinks (a box's edges
-//!   and corners) the two are on par. See `tests/sdf_grid.rs`.
+//!   and corners) the two are on par. See `tests/suite/sdf_grid.rs`.
 //! - [`GridValue`]: the stored number type: `f32`, `f64`, and with the `f16`
 //!   feature `F16` (IEEE binary16, the crate's own conversion), which halves
 //!   the memory (§4.3: a first-order `F16` grid needs twice the bytes of a

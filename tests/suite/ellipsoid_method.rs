@@ -2,9 +2,9 @@
 //! regimes) and axis-aligned boxes (distance of the gap, inscribed ball of
 //! the overlap box), in 2D and 3D, f32 and f64; warm starts; bad input.
 
-mod common;
+use crate::common;
 
-use common::rng;
+use crate::common::rng;
 use nalgebra::{SVector, Vector2, Vector3};
 use narrowphase::query::Undetermined;
 use narrowphase::sdf::ellipsoid_method::{EllipsoidMethod, EllipsoidMethodOutcome, EllipsoidWarmStart};
@@ -267,9 +267,11 @@ fn bad_input_is_typed_never_a_panic() {
     assert!(Transformed::new(s, nalgebra::Matrix3::identity(), 1.0, Vector3::new(f64::NAN, 0.0, 0.0)).is_err());
     assert!(Transformed::new(s, nalgebra::Matrix3::identity() * 2.0, 1.0, Vector3::zeros()).is_err());
     assert!(Transformed::new(s, nalgebra::Matrix3::identity(), 0.0, Vector3::zeros()).is_err());
-    // Centres further apart than f64 can hold (the fuzzer's: the first point
-    // became infinite, a rotation turned it into NaN and the sphere's SDF
-    // once read a NaN point as its centre, −r): NonFinite, not Penetrating.
+    // Centres further apart than f64 can hold (the input
+    // `fuzz/regressions/ellipsoid_method/f64-spheres-1.8e308-apart-nan-point-read-as-centre`):
+    // the first point is infinite, a rotation turns it into NaN, and an SDF
+    // that read a NaN point as its centre would answer −r. NonFinite, not
+    // Penetrating.
     let far_a = Placed::new(Sphere::new(4.0).unwrap(), common::at(37.0, -1.0, -3.0173347531925537e304));
     let far_b = Placed::new(Sphere::new(2.4).unwrap(), common::at(0.0, -1.7976931348623157e308, 0.0));
     let mut m = EllipsoidMethod::collision();
@@ -277,7 +279,8 @@ fn bad_input_is_typed_never_a_panic() {
     let out = m.solve(&far_a, &far_b, &mut EllipsoidWarmStart::default());
     assert!(matches!(out, EllipsoidMethodOutcome::Undetermined { reason: Undetermined::NonFinite, .. }), "{out:?}");
     // A body beyond the kernel's extent (sqrt(MAX)/1e3): the witness
-    // x − φ∇φ would overflow (the fuzzer's: φ ≈ 9e307, point_b = −∞).
+    // x − φ∇φ would overflow (φ ≈ 9e307, point_b = −∞: the input
+    // `fuzz/regressions/ellipsoid_method/f64-body-at-9e307-witness-overflows`).
     let huge = Placed::new(Sphere::new(1.0).unwrap(), common::at(86.0, 33.0, -9.0e307));
     let out = EllipsoidMethod::distance().solve(&s, &huge, &mut EllipsoidWarmStart::default());
     assert!(matches!(out, EllipsoidMethodOutcome::Undetermined { reason: Undetermined::NonFinite, .. }), "{out:?}");

@@ -3,9 +3,7 @@
 //! closed forms in the penetrating regime, where EPA on round surfaces used
 //! to hit its iteration cap with the default budget.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use nalgebra::{Point3, Vector3};
 use narrowphase::prelude::*;
 use narrowphase::support::contact::contact;

@@ -8,11 +8,8 @@
 //! no failure; so must we), and the collision flag must equal GJK's even for
 //! the approximate SDFs (ellipsoid, polytopes): the R-function property.
 //! The iteration histograms are printed.
-#![cfg(feature = "std")]
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use nalgebra::{Translation3, Vector3};
 use narrowphase::hull::quickhull;
 use narrowphase::prelude::*;
@@ -20,12 +17,11 @@ use narrowphase::sdf::ellipsoid_method::{EllipsoidMethod, EllipsoidMethodOutcome
 use narrowphase::sdf::Sdf;
 use rand::Rng;
 
-/// Instances of one workload: (A, B, s·R̄).
-fn instances<S: SupportMap<f64> + Sdf<f64, 3> + Copy>(
-    shape: S,
-    count: usize,
-    seed: u64,
-) -> Vec<(Placed<S, f64>, Placed<S, f64>, f64)> {
+/// One instance: (A, B, s·R̄).
+type Instance<S> = (Placed<S, f64>, Placed<S, f64>, f64);
+
+/// Instances of one workload.
+fn instances<S: SupportMap<f64> + Sdf<f64, 3> + Copy>(shape: S, count: usize, seed: u64) -> Vec<Instance<S>> {
     let mut rng = rng(seed);
     let r = shape.bounding_ball().radius;
     (0..count)

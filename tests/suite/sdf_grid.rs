@@ -16,9 +16,9 @@
 //!   `|T[d³]| ≤ (2/√3)|d|³/ρ²` at distance `ρ` from its centre, with
 //!   `|d| ≤ h√3`: `≤ 0.5·h³/ρ²`; the tests allow twice that.
 
-mod common;
+use crate::common;
 
-use common::{rng, unit_vector};
+use crate::common::{rng, unit_vector};
 use nalgebra::{Matrix3, Vector3};
 use narrowphase::error::GridError;
 use narrowphase::sdf::grid::{fill_first_order, fill_zeroth, FirstOrderGrid, Grid, GridLayout, GridValue};

@@ -3,9 +3,7 @@
 //! rings, a thin plate), an unlimited buffer for the k-deepest and thinning
 //! rules, and the ellipsoid method's collision flag on convex pairs.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use nalgebra::{Matrix3, Rotation3, SVector, Vector2, Vector3, Vector4};
 use narrowphase::error::ParticleError;
 use narrowphase::prelude::*;
@@ -377,5 +375,5 @@ fn f32_face_contact() {
         particle_contacts(&cube, &sphere, &ParticleParams { resolution: 20, ..ParticleParams::default() }, &mut out)
             .unwrap();
     let deepest = out[..rep.stored as usize].iter().map(|c| c.depth).fold(0.0, f32::min);
-    assert!(rep.hits > 100 && deepest <= -0.1 && deepest >= -0.15 - 1e-5, "{deepest} {rep:?}");
+    assert!(rep.hits > 100 && (-0.15 - 1e-5..=-0.1).contains(&deepest), "{deepest} {rep:?}");
 }

@@ -7,10 +7,6 @@
 //!   support values, loop orientation, planarity);
 //! - hill climbing against the linear scan on large hulls;
 //! - degenerate and hostile input to the builder (typed errors, no panic).
-//!
-//! The builder tests need `--features std`.
-
-mod common;
 
 use nalgebra::{Point3, Vector3};
 use narrowphase::error::PolytopeError;
@@ -441,7 +437,6 @@ fn edge_midpoint_vertex_is_rejected() {
     assert_eq!(accepted, Err(PolytopeError::NotACorner), "climbed {climbed:?}, best {best:?}");
 }
 
-#[cfg(feature = "std")]
 mod hull {
     use super::*;
     use narrowphase::error::HullError;
@@ -454,7 +449,7 @@ mod hull {
         ChaCha8Rng::seed_from_u64(seed)
     }
 
-    use super::common::unit_vector as unit;
+    use crate::common::unit_vector as unit;
 
     fn cast<R: Real>(p: &[Point3<f64>]) -> Vec<Point3<R>> {
         p.iter().map(|p| p.map(R::lit)).collect()
@@ -808,7 +803,7 @@ mod hull {
     }
 
     /// Many clouds of many kinds (slow: run with
-    /// `cargo test --release --features std --test polytope -- --ignored`):
+    /// `cargo test --release --features std --test suite -- --ignored polytope::`):
     /// never a numerical failure, and every hull passes `check_hull`.
     #[test]
     #[ignore = "slow; run in release"]
@@ -1024,7 +1019,7 @@ mod hull {
 
     /// The source printed by `to_rust_source` for this box, pasted below
     /// verbatim (between the markers), compiles, validates, and is what the
-    /// builder prints now.
+    /// builder prints.
     #[test]
     fn rust_source_round_trip() {
         let corners: Vec<Point3<f32>> = (0..8)

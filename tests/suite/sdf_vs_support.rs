@@ -5,9 +5,7 @@
 //! EPA's translational depth (the paper's Fig. 6: it underestimates it).
 //! Then polytopes (approximate SDFs, Algorithm 4): the flag is still exact.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use nalgebra::{Point3, Vector3};
 use narrowphase::prelude::*;
 use narrowphase::sdf::ellipsoid_method::{EllipsoidMethod, EllipsoidMethodOutcome, EllipsoidWarmStart};

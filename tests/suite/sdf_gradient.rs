@@ -4,9 +4,7 @@
 //! the intersection region (linked tori), the ellipsoid method's collision
 //! flag and the test's own closed-form SDFs (random convex pairs); bad input.
 
-mod common;
-
-use common::{pose, rng};
+use crate::common::{pose, rng};
 use nalgebra::{Matrix3, Rotation3, SVector, Vector2, Vector3};
 use narrowphase::error::GradientError;
 use narrowphase::error::ShapeError;

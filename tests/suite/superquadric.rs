@@ -2,7 +2,7 @@
 //! (Eq. 7–12), the closed-form support map, the SDF lower bound, the
 //! bounding ball. Ground truth: this file's own formulas and dense sampling.
 
-mod common;
+use crate::common;
 
 use nalgebra::{Vector2, Vector3};
 use narrowphase::sdf::{Sdf, SdfAccuracy};

@@ -6,9 +6,7 @@
 //! cones on +y; ours is on +z, so parry's shapes get an extra rotation of +90°
 //! about x (which maps +y to +z).
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use nalgebra::{Rotation3, UnitQuaternion, Vector3};
 use narrowphase::prelude::*;
 use parry3d::math::{Pose as PPose, Rot3, Vector as PVec};

@@ -8,11 +8,8 @@
 //!   exact SDF is `max over faces of n·x − d` inside (brute force) and GJK's
 //!   point distance outside;
 //! - on the polytope's surface it is exact (zero).
-#![cfg(feature = "std")]
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use nalgebra::{Point3, Vector3};
 use narrowphase::hull::quickhull;
 use narrowphase::prelude::*;

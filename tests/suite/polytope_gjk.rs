@@ -3,26 +3,25 @@
 //!   vertex–face and edge–edge feature pairs;
 //! - the collision boolean by the separating-axis theorem over face normals
 //!   and edge–edge cross products.
-//! Hulls come from quickhull (feature `std`); the brute force uses only their
-//! vertices, face loops and edges, not the support maps.
-#![cfg(feature = "std")]
+//!
+//! Hulls come from quickhull; the brute force uses only their vertices, face
+//! loops and edges, not the support maps.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use nalgebra::{Point3, Vector3};
 use narrowphase::hull::quickhull;
 use narrowphase::prelude::*;
 use rand::Rng;
 
-struct Mesh {
+/// A placed polytope as triangles, edges and face normals in the world frame.
+pub(crate) struct Mesh {
     verts: Vec<Point3<f64>>,
-    tris: Vec<[Point3<f64>; 3]>,
+    pub(crate) tris: Vec<[Point3<f64>; 3]>,
     edges: Vec<(Point3<f64>, Point3<f64>)>,
     normals: Vec<Vector3<f64>>,
 }
 
-fn mesh(p: &Polytope<'_, f64>, pose: &Pose<f64>) -> Mesh {
+pub(crate) fn mesh(p: &Polytope<'_, f64>, pose: &Pose<f64>) -> Mesh {
     let d = p.data();
     let verts: Vec<_> = d.vertices.iter().map(|v| pose.transform_point(v)).collect();
     let mut tris = vec![];
@@ -44,7 +43,8 @@ fn mesh(p: &Polytope<'_, f64>, pose: &Pose<f64>) -> Mesh {
     Mesh { verts, tris, edges, normals }
 }
 
-fn point_triangle(p: &Point3<f64>, t: &[Point3<f64>; 3]) -> f64 {
+/// Distance from a point to a triangle.
+pub(crate) fn point_triangle(p: &Point3<f64>, t: &[Point3<f64>; 3]) -> f64 {
     let n = (t[1] - t[0]).cross(&(t[2] - t[0]));
     let inside = (0..3).all(|i| (t[(i + 1) % 3] - t[i]).cross(&(p - t[i])).dot(&n) >= 0.0);
     if inside {
@@ -192,43 +192,4 @@ fn hill_climbing_polytopes_warm_start_over_a_trajectory() {
         }
     }
     assert!(warm <= cold, "warm {warm} cold {cold}");
-}
-
-// ---- Fuzzing findings (fuzz/regressions/gjk_distance), as regression tests ----
-
-/// Distance from a point to a polytope (outside it) by its triangles.
-fn point_mesh_distance(p: &Point3<f64>, m: &Mesh) -> f64 {
-    m.tris.iter().map(|t| point_triangle(p, t)).fold(f64::INFINITY, f64::min)
-}
-
-#[test]
-fn fuzz_bipyramid_sphere_upper_bound_is_never_below_the_truth() {
-    // 40-point ring of radius 83.246 with apexes at z = +28.109 and −0.109:
-    // the sliver triangles near convergence once produced an "upper bound"
-    // 7.8e-10 below the true distance on the warm-started second query.
-    let mut pts: Vec<Point3<f64>> = (0..40)
-        .map(|k| {
-            let t = k as f64 * std::f64::consts::TAU / 40.0;
-            Point3::new(83.246 * t.cos(), 83.246 * t.sin(), 0.0)
-        })
-        .collect();
-    pts.push(Point3::new(0.0, 0.0, 28.109));
-    pts.push(Point3::new(0.0, 0.0, -0.109));
-    let hull = quickhull(&pts).unwrap();
-    let poly = hull.polytope().unwrap();
-    let c = Point3::new(28.145, 28.109, 28.109);
-    let truth = point_mesh_distance(&c, &mesh(&poly, &Pose::identity())) - 12.109;
-    let a = Placed::new(poly, Pose::identity());
-    let b = Placed::new(Sphere::new(12.109).unwrap(), at(c.x, c.y, c.z));
-    let mut cache = GjkWarmStart::default();
-    for round in 0..3 {
-        match gjk::distance(&a, &b, &Budget::default(), &mut cache) {
-            GjkOutcome::Separated(s) => {
-                let slack = 1e-13 * 120.0;
-                assert!(s.bounds.upper >= truth - slack, "round {round}: upper {} < truth {truth}", s.bounds.upper);
-                assert!(s.bounds.lower <= truth + slack, "round {round}: lower {} > truth {truth}", s.bounds.lower);
-            }
-            other => panic!("round {round}: {other:?}"),
-        }
-    }
 }

@@ -1,5 +1,5 @@
 //! Property tests (proptest) of the invariants the fuzz targets check, at
-//! larger counts than the fuzz smoke run and on well-conditioned f64 input:
+//! larger counts than CI's short fuzz run and on well-conditioned f64 input:
 //! symmetry, rigid-motion invariance, certified bounds bracketing closed-form
 //! values, and flag agreement between families (GJK, MPR, EPA, the exact
 //! Minkowski checker, the algebraic ellipsoid test) outside a tolerance band;

@@ -5,11 +5,11 @@
 //! and bad input. Every `Separated` answer is also checked as a certificate
 //! against the bodies' own support functions.
 
-mod common;
+use crate::common;
 
 use std::cell::Cell;
 
-use common::{rng, rotation, unit_vector};
+use crate::common::{rng, rotation, unit_vector};
 use nalgebra::{Point3, Rotation3, Translation3, Vector3};
 use narrowphase::prelude::*;
 use narrowphase::support::mpr::MprOutcome;
@@ -999,8 +999,8 @@ fn unscaled<R: Real>(out: MprOutcome<R>, k: R) -> MprOutcome<R> {
 /// is MPR: a pair scaled by 2ᵏ gets the unit-scale answer scaled, bit for bit
 /// — also where its triple products and `|n|²` (degree 3 and 4 in the
 /// coordinates) would overflow unscaled: f32 at 2⁴⁰ ≈ 1.1e12, f64 at
-/// 2⁴⁰⁰ ≈ 2.6e120 (fuzz finding: a false `Penetrating` for a pair 1.7e109
-/// apart). Ground truth: the same query at unit scale.
+/// 2⁴⁰⁰ ≈ 2.6e120 (unscaled, the overflow gives false `Penetrating`
+/// answers: `regressions::mpr`). Ground truth: the same query at unit scale.
 fn scale_covariance<R: Real>(exponent: i32, seed: u64) {
     let mut rng = rng(seed);
     let k = 2.0_f64.powi(exponent);
@@ -1038,9 +1038,9 @@ fn scale_covariant_far_beyond_the_product_range() {
 
 /// A needle (capsule or cylinder of radius 1, aspect `10^lo..10^hi`) and a
 /// sphere beside its side, far from its centre: the centre ray grazes the
-/// needle's surface, the regime of the campaign's needle finding (portal
-/// side tests lost their sign in the rounding of triple products of points
-/// 1e10 long and 100 wide). Closed form: the sphere's centre is at
+/// needle's surface, where portal side tests computed as triple products
+/// of points 1e10 long and 100 wide lose their sign in the rounding
+/// (`regressions::mpr`). Closed form: the sphere's centre is at
 /// `1 + s + g` from the axis, beside the axis segment, so the signed
 /// distance is `g`. The band and the slack grow with the rounding of the
 /// coordinates (`ε·L`), the witness points' slack with `L` (see the module
@@ -1081,8 +1081,9 @@ fn needles<R: Real>(seed: u64, pairs: usize, (lo, hi): (f64, f64)) -> Tally {
 /// Needles of aspect 1e3…1e10 (f64) and 1e1.5…1e3.5 (f32, where the
 /// coordinates' rounding reaches the gaps beyond): never a wrong answer or
 /// a certificate above the closed form; at most 2 % undetermined (measured:
-/// 2 of 600 in f64, none in f32). Before the ray-frame side tests the f64
-/// run failed at pair 34: `Penetrating` with depth 3.7e9 for a gap of 0.66.
+/// 2 of 600 in f64, none in f32). Side tests taken as plain triple products
+/// (not in the ray's frame) fail the f64 run at pair 34: `Penetrating` with
+/// depth 3.7e9 for a gap of 0.66.
 #[test]
 fn needles_beside_a_sphere_are_decided_right() {
     for (name, t) in [("f64", needles::<f64>(31, 600, (3.0, 10.0))), ("f32", needles::<f32>(32, 600, (1.5, 3.5)))] {

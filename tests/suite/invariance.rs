@@ -6,9 +6,9 @@
 //! the certificate contract: far placements, coincident round bodies,
 //! poses that are not rigid, EPA's room, curved bodies in f64, budgets.
 
-mod common;
+use crate::common;
 
-use common::{point_segment, rng, rotation, segment_segment, unit_vector};
+use crate::common::{point_segment, rng, rotation, segment_segment, unit_vector};
 use nalgebra::{Matrix3, Point3, Rotation3, Translation3, Vector3};
 use narrowphase::math::Real;
 use narrowphase::prelude::*;

@@ -11,9 +11,9 @@
 //! (`φ(x) + g·(y − x) ≤ φ_ref(y)`): the cutting-plane property the ellipsoid
 //! method relies on.
 
-mod common;
+use crate::common;
 
-use common::{pose, rng, unit_vector};
+use crate::common::{pose, rng, unit_vector};
 use nalgebra::{Point3, SVector, Vector2, Vector3};
 use narrowphase::math::Pose;
 use narrowphase::prelude::{Budget, GjkOutcome, GjkWarmStart, Proximity};
@@ -207,8 +207,9 @@ fn two_dimensional_sdfs_match_the_reference() {
     let disc_h = |n: &Vector2<f64>| 0.6 * n.norm();
     let stadium = Capsule::new(0.5, 0.3).unwrap();
     let stadium_h = |n: &Vector2<f64>| 0.5 * n.y.abs() + 0.3 * n.norm();
-    let cases: [(&dyn Sdf<f64, 2>, &dyn Fn(&Vector2<f64>) -> f64, &str); 3] =
-        [(&rect, &rect_h, "rectangle"), (&disc, &disc_h, "disc"), (&stadium, &stadium_h, "stadium")];
+    // The SDF, its closed-form support function, its name.
+    type Case<'a> = (&'a dyn Sdf<f64, 2>, &'a dyn Fn(&Vector2<f64>) -> f64, &'a str);
+    let cases: [Case; 3] = [(&rect, &rect_h, "rectangle"), (&disc, &disc_h, "disc"), (&stadium, &stadium_h, "stadium")];
     for (sdf, h, name) in cases {
         for _ in 0..300 {
             let x = Vector2::new(r.random_range(-2.0..2.0), r.random_range(-2.0..2.0));

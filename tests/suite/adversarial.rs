@@ -1,10 +1,10 @@
-//! Adversarial corpus (issue 8): the kinds of input that broke well-known
-//! collision libraries, for the families and cases the other test files do
-//! not already cover (`tests/gjk.rs` has GJK on stacked/touching cubes, the
-//! origin on a face of the terminal tetrahedron, 2-point terminal simplices,
-//! 1e6 offsets and 1e4 size ratios, NaN poses; `tests/epa.rs` touching
-//! terminal simplices; `tests/polytope.rs` duplicate/coplanar vertices at
-//! validation and in quickhull). Ground truth from closed forms.
+//! Adversarial corpus: the kinds of input that break well-known collision
+//! libraries, for the families and cases the other modules do not already
+//! cover (`gjk` has GJK on stacked/touching cubes, the origin on a face of
+//! the terminal tetrahedron, 2-point terminal simplices, 1e6 offsets and 1e4
+//! size ratios, NaN poses; `epa` touching terminal simplices; `polytope`
+//! duplicate/coplanar vertices at validation and in quickhull). Ground truth
+//! from closed forms.
 
 use nalgebra::{Point3, Translation3, Vector3};
 use narrowphase::hull::quickhull;
@@ -304,9 +304,8 @@ fn exponents_near_0_and_2_along_the_axes() {
     assert!(undetermined.len() <= 44, "{} of 96 undetermined", undetermined.len());
 }
 
-/// The same, asking every answer to be decided (44 of 96 were
-/// `Undetermined` when this corpus was written; decided since the
-/// superquadric checker's rework).
+/// The same, asking every answer to be decided: on these axis-aligned
+/// cases the exact checker must not fall back to `Undetermined` at all.
 #[test]
 fn exponents_near_0_and_2_along_the_axes_are_decided() {
     let undetermined = exponents_near_0_and_2();

@@ -1,0 +1,193 @@
+//! `fuzz/regressions/gjk_distance/`: GJK distance (`support::gjk`) bounds
+//! and witnesses at the edge of rounding: touching bodies, flat and needle
+//! cones, sliver triangles of polytopes, zero tolerances and warm starts.
+//! Truth: closed-form distances, brute force over a cone's generators or a
+//! polytope's triangles, and touching pairs built from dyadic coordinates.
+
+use nalgebra::{Point3, Quaternion, Translation3, UnitQuaternion, Vector3};
+use narrowphase::hull::quickhull;
+use narrowphase::prelude::*;
+
+use super::at;
+use crate::common::pose_f32;
+use crate::polytope_gjk::{mesh, point_triangle, Mesh};
+
+/// Distance from a point to a polytope (outside it) by its triangles.
+fn point_mesh_distance(p: &Point3<f64>, m: &Mesh) -> f64 {
+    m.tris.iter().map(|t| point_triangle(p, t)).fold(f64::INFINITY, f64::min)
+}
+
+/// `f32-sphere-sphere-lower-above-upper-1ulp`: two f32 spheres whose centres
+/// are 4.06 apart. Truth: the closed-form distance, with
+/// `lower ≤ distance = upper` (a lower bound one ulp above the upper one is
+/// the failure mode).
+#[test]
+fn f32_sphere_sphere_lower_bound_is_never_above_the_distance() {
+    let a = Placed::new(Sphere::new(0.921875_f32).unwrap(), pose_f32(&at(-0.6953125, 0.0, 0.0)));
+    let b = Placed::new(Sphere::new(0.1875_f32).unwrap(), pose_f32(&at(0.00390625, 4.0, 0.0)));
+    let GjkOutcome::Separated(s) = gjk::distance(&a, &b, &Budget::default(), &mut GjkWarmStart::default()) else {
+        panic!()
+    };
+    let truth = (0.6992188f64.powi(2) + 16.0).sqrt() - 0.921875 - 0.1875;
+    assert!(s.bounds.lower <= s.distance && s.distance == s.bounds.upper);
+    assert!((s.distance as f64 - truth).abs() < 1e-5);
+}
+
+/// `f32-flat-cone-sphere-lower-above-exact`: a disc-like cone (radius 32,
+/// half-height 0.125) and a small sphere above its slanted surface, f32. The
+/// support points carry rounding of ε·32 and so do the bounds; they must
+/// bracket the exact distance (brute force over the cone's generating
+/// segments in f64) to a few ε·scale.
+#[test]
+fn f32_flat_cone_bounds_hold_up_to_support_rounding() {
+    let a = Placed::new(Cone::new(0.125_f32, 32.0).unwrap(), pose_f32(&at(5.99609375, 0.125, -0.0234375)));
+    let b = Placed::new(Sphere::new(0.0625_f32).unwrap(), pose_f32(&at(0.125, 0.125, 0.9765625)));
+    // Exact: the sphere centre is above the cone's slanted surface; brute force over
+    // the cone's generating segments in f64.
+    let centre = Point3::new(0.125 - 5.99609375, 0.0, 0.9765625 + 0.0234375);
+    let mut exact = f64::INFINITY;
+    for k in 0..20000 {
+        let t = k as f64 * std::f64::consts::TAU / 20000.0;
+        let rim = Point3::new(32.0 * t.cos(), 32.0 * t.sin(), -0.125);
+        let apex = Point3::new(0.0, 0.0, 0.125);
+        // The centre is above the slanted surface: the closest point is on a generator.
+        let ab = rim - apex;
+        let s = ((centre - apex).dot(&ab) / ab.norm_squared()).clamp(0.0, 1.0);
+        exact = exact.min((centre - (apex + ab * s)).norm());
+    }
+    let exact = exact - 0.0625;
+    let GjkOutcome::Separated(s) = gjk::distance(&a, &b, &Budget::default(), &mut GjkWarmStart::default()) else {
+        panic!()
+    };
+    let slack = 16.0 * f32::EPSILON as f64 * 38.0;
+    assert!((s.bounds.lower as f64) <= exact + slack && exact - slack <= s.bounds.upper as f64, "{s:?} exact {exact}");
+}
+
+/// `f64-needle-cone-sphere-zero-tolerance-warm-distance-11pct-low`: a needle
+/// cone (half-height 72.89, radius 0.0156) and a sphere, warm-started with
+/// tolerances 0 and 4.6e-308. Guards the projection onto a sliver triangle's
+/// plane: a "closest point" far outside the triangle (1e5 away) is shorter
+/// but wrong, and accepting it gives a warm distance 11 % low. Truth: the
+/// distance 56.15527 and a witness on the cone.
+#[test]
+fn f64_needle_cone_warm_start_with_zero_tolerance() {
+    // The failure mode: a sliver triangle's plane "projection" 1e5 away
+    // (z = 122112), accepted because it is shorter, gives a warm distance of
+    // 49.69.
+    let a = Placed::new(Cone::new(72.89, 0.0156).unwrap(), at::<f64>(0.0, 16.0, 0.0));
+    let b = Placed::new(Sphere::new(9.0).unwrap(), at(44.0, 64.0625, 16.0));
+    let mut cache = GjkWarmStart::default();
+    let mut answers = vec![];
+    for tolerance in [0.0, 4.6e-308, 0.0] {
+        match gjk::distance(&a, &b, &Budget::new(64, tolerance), &mut cache) {
+            GjkOutcome::Separated(s) => answers.push(s),
+            GjkOutcome::Undetermined { bounds, .. } => {
+                assert!(bounds.lower <= 56.15528 && bounds.upper >= 56.15526, "{bounds:?}")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    for s in answers {
+        assert!((s.distance - 56.1552701).abs() < 1e-5, "{s:?}");
+        let p = s.witness.point_a;
+        assert!(p.coords.norm() < 200.0, "witness far outside the cone: {p:?}");
+    }
+}
+
+/// `f64-bipyramid40-sphere-upper-below-exact`: a 40-point ring of radius
+/// 83.246 with apexes at z = +28.109 and −0.109 (sliver triangles near the
+/// closest point) and a sphere, three warm-started queries. Truth: the
+/// distance by brute force over the hull's triangles; the upper bound is
+/// never below it and the lower bound never above it (an "upper bound"
+/// 7.8e-10 below the truth is the failure mode).
+#[test]
+fn f64_bipyramid_sphere_upper_bound_is_never_below_the_truth() {
+    // 40-point ring of radius 83.246 with apexes at z = +28.109 and −0.109:
+    // sliver triangles near convergence, on the warm-started queries.
+    let mut pts: Vec<Point3<f64>> = (0..40)
+        .map(|k| {
+            let t = k as f64 * std::f64::consts::TAU / 40.0;
+            Point3::new(83.246 * t.cos(), 83.246 * t.sin(), 0.0)
+        })
+        .collect();
+    pts.push(Point3::new(0.0, 0.0, 28.109));
+    pts.push(Point3::new(0.0, 0.0, -0.109));
+    let hull = quickhull(&pts).unwrap();
+    let poly = hull.polytope().unwrap();
+    let c = Point3::new(28.145, 28.109, 28.109);
+    let truth = point_mesh_distance(&c, &mesh(&poly, &Pose::identity())) - 12.109;
+    let a = Placed::new(poly, Pose::identity());
+    let b = Placed::new(Sphere::new(12.109).unwrap(), at(c.x, c.y, c.z));
+    let mut cache = GjkWarmStart::default();
+    for round in 0..3 {
+        match gjk::distance(&a, &b, &Budget::default(), &mut cache) {
+            GjkOutcome::Separated(s) => {
+                let slack = 1e-13 * 120.0;
+                assert!(s.bounds.upper >= truth - slack, "round {round}: upper {} < truth {truth}", s.bounds.upper);
+                assert!(s.bounds.lower <= truth + slack, "round {round}: lower {} > truth {truth}", s.bounds.lower);
+            }
+            other => panic!("round {round}: {other:?}"),
+        }
+    }
+}
+
+/// `f64-cone-resting-on-ball-warm-separated-by-rounding`: f64, a cone
+/// (half-height 50.2, radius 18.2) whose base lies in the plane z = 0, on a
+/// ball of radius 50.2 whose top is the point (50.2, 50.2, 0) under that
+/// base: touching, distance exactly 0 (every coordinate is a dyadic
+/// number). Guards the rounding floor of a certificate: a lower bound
+/// certifies separation only above the rounding of a support value
+/// (`16ε·scale`; the ball's rotated support point is 2.8e-14 off here), so
+/// no answer, cold or warm, may certify a gap.
+#[test]
+fn f64_cone_resting_on_a_ball_is_never_certified_apart() {
+    let s = |k: f64| k / 256.0;
+    let a = Placed::new(Cone::new(s(12850.0), s(4658.0)).unwrap(), at::<f64>(s(12850.0), s(16690.0), s(12850.0)));
+    let q = UnitQuaternion::new_normalize(Quaternion::new(0.0, 0.0, s(12800.0), s(12850.0)));
+    let b = Placed::new(
+        Sphere::new(s(12850.0)).unwrap(),
+        Pose::from_parts(Translation3::new(s(12850.0), s(12850.0), s(-12850.0)), q.to_rotation_matrix()),
+    );
+    // `Separated` certifies a positive distance: never right for touching
+    // bodies. Contact, or undetermined with bounds that reach 0 within the
+    // rounding of the coordinates (~120), are.
+    let rounding = 64.0 * f64::EPSILON * 120.0;
+    let budget = Budget { max_iterations: 50, ..Budget::default() };
+    let mut cache = GjkWarmStart::default();
+    for query in ["cold", "warm", "warm again"] {
+        match gjk::distance(&a, &b, &budget, &mut cache) {
+            GjkOutcome::Separated(g) => panic!("{query}: touching bodies certified apart: {g:?}"),
+            GjkOutcome::Penetrating(_) => {}
+            GjkOutcome::Undetermined { bounds, .. } => assert!(bounds.lower <= rounding, "{query}: {bounds:?}"),
+        }
+    }
+}
+
+/// `stall-below-rounding-inverted-bounds`: f64, a ball of radius 50.2
+/// centred at (50.2, 50.2, 50.2) and a ball of radius 6.9e-67 centred at
+/// (50.2, 2e-139, 50.2) — on the first one's surface, so they touch
+/// (overlap by 6.9e-67) —, a tolerance of 9.3e-302 and a huge cached
+/// direction. A stall below the rounding floor can leave bounds crossed by
+/// ulps (lower 6.2e-15 > upper 3.1e-15). Truth: touching, so never
+/// `Separated`, and any bracket is ordered.
+#[test]
+fn f64_touching_balls_with_a_zero_tolerance_keep_ordered_bounds() {
+    let s = |k: f64| k / 256.0;
+    let a = Placed::new(Sphere::new(s(12850.0)).unwrap(), at::<f64>(s(12850.0), s(12850.0), s(12850.0)));
+    let b = Placed::new(
+        Sphere::new(6.921723952448961e-67).unwrap(),
+        at::<f64>(s(12850.0), 2.0088007984550973e-139, s(12850.0)),
+    );
+    let budget = Budget { max_iterations: 167, tolerance: 9.332642013853119e-302 };
+    let mut cache = GjkWarmStart {
+        direction: Vector3::new(-1.864743433606487e159, s(12850.0), 8.310111124252399e-64),
+        ..GjkWarmStart::default()
+    };
+    for query in ["cached direction", "warm"] {
+        match gjk::distance(&a, &b, &budget, &mut cache) {
+            GjkOutcome::Separated(g) => panic!("{query}: touching balls certified apart: {g:?}"),
+            GjkOutcome::Penetrating(_) => {}
+            GjkOutcome::Undetermined { bounds, .. } => assert!(bounds.lower <= bounds.upper, "{query}: {bounds:?}"),
+        }
+    }
+}
