@@ -15,13 +15,13 @@
 //! witness points are world points: each coordinate carries the rounding of
 //! its own magnitude, half an ulp (0.5 mm at 10 km in f32).
 
-use super::mpr::MprOutcome;
 use crate::math::{Real, Vec3};
 use crate::query::{Proximity, Witness};
 use crate::shape::{Relative, SupportMap};
 
 /// Runs `query` on `a` and `b` seen from A's centre and returns its answer
-/// with its points in the world frame. MPR's answers go through it; GJK and
+/// with its points in the world frame. MPR's answers go through it (their
+/// `ToWorld` is beside them, in `mpr`); GJK and
 /// `contact` move their points where they build each answer instead (their
 /// answers are larger, and a copy of a finished one costs a Cortex-M4F
 /// tick a few hundred instructions).
@@ -54,15 +54,6 @@ impl<R: Real> ToWorld<R> for Witness<R> {
     fn to_world(&mut self, offset: &Vec3<R>) {
         self.point_a += offset;
         self.point_b += offset;
-    }
-}
-
-impl<R: Real> ToWorld<R> for MprOutcome<R> {
-    #[inline]
-    fn to_world(&mut self, offset: &Vec3<R>) {
-        if let MprOutcome::Penetrating(p) = self {
-            p.witness.to_world(offset);
-        }
     }
 }
 

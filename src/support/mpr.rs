@@ -138,7 +138,7 @@
 // stopping branch.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
-use super::frame::in_pair_frame;
+use super::frame::{in_pair_frame, ToWorld};
 use crate::math::{finite_vec, is_nan, max, max_abs, min, norm, Pt3, Real, Vec3};
 use crate::query::{Bounds, Budget, Penetration, Undetermined, Witness};
 use crate::shape::{Cso, CsoPoint, SupportMap};
@@ -179,6 +179,15 @@ impl<R: Real> MprOutcome<R> {
             MprOutcome::Separated { .. } => Some(false),
             MprOutcome::Penetrating(_) => Some(true),
             MprOutcome::Undetermined { .. } => None,
+        }
+    }
+}
+
+impl<R: Real> ToWorld<R> for MprOutcome<R> {
+    #[inline]
+    fn to_world(&mut self, offset: &Vec3<R>) {
+        if let MprOutcome::Penetrating(p) = self {
+            p.witness.to_world(offset);
         }
     }
 }
