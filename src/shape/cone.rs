@@ -78,7 +78,12 @@ impl<R: Real> Cone<R> {
 impl<R: Real> SupportMap<R> for Cone<R> {
     #[inline]
     fn support(&self, dir: &Vec3<R>) -> Pt3<R> {
-        if dir.z > norm(dir) * self.sin_alpha {
+        // The apex wins when its value `h·d_z` is at least the base rim's
+        // `r·|d_xy| − h·d_z`. Compared directly, not as `d_z > |d|·sin α`:
+        // for a flat cone `sin α` rounds to 1 and the apex would never win.
+        let rho = norm(&nalgebra::Vector2::new(dir.x, dir.y));
+        let two_h = self.half_height + self.half_height;
+        if two_h * dir.z > self.radius * rho {
             Pt3::new(R::ZERO, R::ZERO, self.half_height)
         } else {
             let (x, y) = disc_support(dir, self.radius);

@@ -191,3 +191,28 @@ fn f64_touching_balls_with_a_zero_tolerance_keep_ordered_bounds() {
         }
     }
 }
+
+/// `f64-flat-cone-apex-lost-to-rounded-half-angle`: a cone 100 high with a
+/// base radius of 1.6e11 (its half-angle's sine rounds to 1 in f64) and a
+/// sphere whose centre lies inside it. Truth: the point-in-cone test in
+/// the cone's frame (height above the base, radius there), and the cone's
+/// apex as its support along +z.
+#[test]
+fn f64_flat_cone_keeps_its_apex_and_a_sphere_inside_is_not_apart() {
+    let (h, r) = (50.1953125_f64, 156842099712.39063_f64);
+    let cone = Cone::new(h, r).unwrap();
+    assert_eq!(cone.support(&Vector3::z()), Point3::new(0.0, 0.0, h));
+    let c = 66.2578125;
+    let a = Placed::new(cone, at(c, c, c));
+    let centre = Vector3::new(50.1953125, c, c);
+    let b = Placed::new(Sphere::new(7.02734375_f64).unwrap(), at(centre.x, centre.y, centre.z));
+    // The sphere's centre in the cone's frame: 25.1 above the base's plane
+    // (of 100.4), 16.1 from the axis, where the cone's radius is 1.2e11.
+    let local = centre - Vector3::new(c, c, c);
+    let above_base = local.z + h;
+    let rho = (local.x * local.x + local.y * local.y).sqrt();
+    assert!(above_base > 0.0 && above_base < 2.0 * h && rho < r * (1.0 - above_base / (2.0 * h)));
+    let out =
+        gjk::distance(&a, &b, &Budget::new(208, Budget::<f64>::default().tolerance), &mut GjkWarmStart::default());
+    assert!(!matches!(out, GjkOutcome::Separated(_)), "{out:?}");
+}
