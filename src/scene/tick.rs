@@ -285,7 +285,7 @@ fn run_pair<R: Real, const V: usize, const F: usize>(
         return 0;
     }
     let (pa, pb) = (a.placed(), b.placed());
-    let cap = |n: u32| Budget::new(min_u32(per_pair.max_iterations, n), per_pair.tolerance);
+    let cap = |n: u32| Budget::new(per_pair.max_iterations.min(n), per_pair.tolerance);
     let decided = clearance(pa, pb, threshold, &cap(remaining), &mut pair.cache);
     let mut used = pair.cache.iterations;
     pair.outcome = match decided {
@@ -308,14 +308,6 @@ fn run_pair<R: Real, const V: usize, const F: usize>(
     };
     pair.iterations = used;
     used
-}
-
-fn min_u32(a: u32, b: u32) -> u32 {
-    if a < b {
-        a
-    } else {
-        b
-    }
 }
 
 /// A measured pair's outcome: clear above the threshold, near between the

@@ -135,6 +135,7 @@ where
 /// (the public queries run it in the pair frame, see [`super::frame`]; the
 /// move is made here, on the answer in place, because a copy of an answer
 /// that holds a simplex costs a firmware tick hundreds of instructions).
+/// `early_exit` stops at the first certified separation ([`intersect`]).
 pub(super) fn run<R, A, B>(
     a: &A,
     b: &B,
@@ -148,16 +149,139 @@ where
     A: SupportMap<R> + ?Sized,
     B: SupportMap<R> + ?Sized,
 {
+    descend(a, b, budget, cache, &Full { early_exit, to_world })
+}
+
+/// Where one GJK descent stops and what it answers. The loop
+/// ([`descend`]) is the same for every query; the distance and
+/// intersection queries answer a [`GjkOutcome`] ([`Full`]), the threshold
+/// query a [`Threshold`] ([`Below`]). Each method is called at one exit of
+/// the loop; `floor` is the rounding of a support value ([`rounding`]), the
+/// level above which a lower bound certifies anything.
+trait Rule<R: Real> {
+    type Out;
+    /// Stopped by the input, the numbers or the iteration cap, with the
+    /// distance bounds reached.
+    fn undetermined(&self, reason: Undetermined, bounds: Bounds<R>, floor: R) -> Self::Out;
+    /// Top of an iteration, `bounds.upper = |v|`: stop before the next
+    /// support query? (`eps`: the tolerance times the scale.)
+    fn at_upper(&self, simplex: &mut Simplex<R>, bounds: Bounds<R>, eps: R, floor: R) -> Option<Self::Out>;
+    /// The lower bound has just moved: stop early?
+    fn at_lower(&self, simplex: &Simplex<R>, v: Vec3<R>, bounds: Bounds<R>, floor: R) -> Option<Self::Out>;
+    /// The gap closed to the tolerance, or rounding stopped the descent;
+    /// `v` is the last iterate (no longer than `bounds.upper`).
+    fn conclude(&self, simplex: &Simplex<R>, v: Vec3<R>, bounds: Bounds<R>, eps: R, floor: R) -> Self::Out;
+    /// The simplex contains the origin: the bodies overlap.
+    fn overlap(&self, simplex: Simplex<R>) -> Self::Out;
+}
+
+/// The distance and intersection queries' rule.
+struct Full<'w, R: Real> {
+    early_exit: bool,
+    to_world: &'w Vec3<R>,
+}
+
+impl<R: Real> Rule<R> for Full<'_, R> {
+    type Out = GjkOutcome<R>;
+    #[inline]
+    fn undetermined(&self, reason: Undetermined, bounds: Bounds<R>, _floor: R) -> GjkOutcome<R> {
+        GjkOutcome::Undetermined { reason, bounds }
+    }
+    #[inline]
+    fn at_upper(&self, simplex: &mut Simplex<R>, bounds: Bounds<R>, eps: R, _floor: R) -> Option<GjkOutcome<R>> {
+        // The origin is within tolerance of the CSO: contact.
+        if bounds.upper > eps {
+            return None;
+        }
+        simplex.move_by(self.to_world);
+        Some(GjkOutcome::Penetrating(*simplex))
+    }
+    #[inline]
+    fn at_lower(&self, simplex: &Simplex<R>, v: Vec3<R>, bounds: Bounds<R>, floor: R) -> Option<GjkOutcome<R>> {
+        (self.early_exit && bounds.lower > floor).then(|| separated(simplex, v, bounds, self.to_world))
+    }
+    #[inline]
+    fn conclude(&self, simplex: &Simplex<R>, v: Vec3<R>, bounds: Bounds<R>, eps: R, floor: R) -> GjkOutcome<R> {
+        conclude(simplex, v, bounds, eps, floor, self.to_world)
+    }
+    #[inline]
+    fn overlap(&self, mut simplex: Simplex<R>) -> GjkOutcome<R> {
+        simplex.move_by(self.to_world);
+        GjkOutcome::Penetrating(simplex)
+    }
+}
+
+/// The threshold query's rule: is the distance below `threshold`?
+struct Below<R: Real> {
+    threshold: R,
+}
+
+impl<R: Real> Below<R> {
+    /// Signed-distance bounds: GJK's lower bound certifies only above the
+    /// rounding; below it the bodies may overlap.
+    #[inline]
+    fn certified(bounds: Bounds<R>, floor: R) -> Bounds<R> {
+        let lower = if bounds.lower > floor { crate::math::min(bounds.lower, bounds.upper) } else { -R::INFINITY };
+        Bounds { lower, upper: bounds.upper }
+    }
+}
+
+impl<R: Real> Rule<R> for Below<R> {
+    type Out = Threshold<R>;
+    #[inline]
+    fn undetermined(&self, reason: Undetermined, bounds: Bounds<R>, floor: R) -> Threshold<R> {
+        Threshold::Undetermined { reason, bounds: Self::certified(bounds, floor) }
+    }
+    #[inline]
+    fn at_upper(&self, _simplex: &mut Simplex<R>, bounds: Bounds<R>, eps: R, floor: R) -> Option<Threshold<R>> {
+        // Certified below the threshold, or touching within tolerance.
+        (bounds.upper < self.threshold || !(bounds.upper > eps))
+            .then(|| Threshold::Within { bounds: Self::certified(bounds, floor) })
+    }
+    #[inline]
+    fn at_lower(&self, _simplex: &Simplex<R>, _v: Vec3<R>, bounds: Bounds<R>, floor: R) -> Option<Threshold<R>> {
+        (bounds.lower > self.threshold && bounds.lower > floor)
+            .then(|| Threshold::Clear { bounds: Self::certified(bounds, floor) })
+    }
+    /// Converged (or stalled) with `lower <= threshold`: within the
+    /// threshold when the distance is within the tolerance of it.
+    #[inline]
+    fn conclude(&self, _simplex: &Simplex<R>, v: Vec3<R>, bounds: Bounds<R>, eps: R, floor: R) -> Threshold<R> {
+        let bounds =
+            Self::certified(Bounds { lower: bounds.lower, upper: crate::math::min(bounds.upper, norm(&v)) }, floor);
+        if bounds.upper <= self.threshold + eps {
+            Threshold::Within { bounds }
+        } else {
+            Threshold::Undetermined { reason: Undetermined::Degenerate, bounds }
+        }
+    }
+    #[inline]
+    fn overlap(&self, _simplex: Simplex<R>) -> Threshold<R> {
+        Threshold::Within { bounds: Bounds { lower: -R::INFINITY, upper: R::ZERO } }
+    }
+}
+
+/// The GJK descent (Jovanoski §3): support queries towards the origin from
+/// the closest point `v` of the simplex, certified bounds `lower ≤ d ≤
+/// |v|` after each, at most `budget.max_iterations` iterations; `rule`
+/// decides where it stops and what it answers.
+#[inline(always)]
+fn descend<R, A, B, S>(a: &A, b: &B, budget: &Budget<R>, cache: &mut GjkWarmStart<R>, rule: &S) -> S::Out
+where
+    R: Real,
+    A: SupportMap<R> + ?Sized,
+    B: SupportMap<R> + ?Sized,
+    S: Rule<R>,
+{
     cache.iterations = 0;
     if !budget.is_valid() {
-        return GjkOutcome::Undetermined { reason: Undetermined::InvalidBudget, bounds: Bounds::unknown() };
+        return rule.undetermined(Undetermined::InvalidBudget, Bounds::unknown(), R::ZERO);
     }
     let mut cso = Cso::new(a, b);
     cso.hint_a = cache.hint_a;
     cso.hint_b = cache.hint_b;
     let tolerance = budget.tolerance;
     let mut bounds = Bounds { lower: R::ZERO, upper: R::INFINITY };
-    let undetermined = |reason, bounds| GjkOutcome::Undetermined { reason, bounds };
 
     // Start: the cached direction if there is one, else the centre offset.
     let mut dir = cache.direction;
@@ -169,7 +293,7 @@ where
     }
     let first = cso.support_point(&-dir);
     if !first.is_finite() {
-        return undetermined(Undetermined::NonFinite, Bounds::unknown());
+        return rule.undetermined(Undetermined::NonFinite, Bounds::unknown(), R::ZERO);
     }
     let mut scale = max(max_abs(&first.a.coords), max_abs(&first.b.coords));
     let mut simplex = Simplex::one(first);
@@ -182,42 +306,35 @@ where
         let eps = tolerance * scale;
         bounds.upper = Real::sqrt(vv);
         if !bounds.upper.finite() {
-            outcome = Some(undetermined(Undetermined::NonFinite, Bounds::unknown()));
+            outcome = Some(rule.undetermined(Undetermined::NonFinite, Bounds::unknown(), rounding(scale)));
             break;
         }
-        if !(bounds.upper > eps) {
-            // The origin is within tolerance of the CSO: contact.
-            simplex.move_by(to_world);
-            outcome = Some(GjkOutcome::Penetrating(simplex));
+        if let Some(o) = rule.at_upper(&mut simplex, bounds, eps, rounding(scale)) {
+            outcome = Some(o);
             break;
         }
         let p = cso.support_point(&-v);
         if !p.is_finite() {
-            outcome = Some(undetermined(Undetermined::NonFinite, bounds));
+            outcome = Some(rule.undetermined(Undetermined::NonFinite, bounds, rounding(scale)));
             break;
         }
         scale = max(scale, max(max_abs(&p.a.coords), max_abs(&p.b.coords)));
         // Support plane in direction −v: every CSO point x has v·x ≥ v·w.
         let vw = v.dot(&p.w);
         bounds.lower = max(bounds.lower, vw / bounds.upper);
-        if early_exit && bounds.lower > rounding(scale) {
-            outcome = Some(separated(&simplex, v, bounds, to_world));
+        if let Some(o) = rule.at_lower(&simplex, v, bounds, rounding(scale)) {
+            outcome = Some(o);
             break;
         }
-        if !(bounds.upper - bounds.lower > tolerance * scale) {
-            outcome = Some(conclude(&simplex, v, bounds, tolerance * scale, rounding(scale), to_world));
-            break;
-        }
-        // No progress possible: the new point is already a vertex.
-        if simplex.contains(&p.w) {
-            outcome = Some(conclude(&simplex, v, bounds, tolerance * scale, rounding(scale), to_world));
+        // Converged, or no progress possible: the new point is already a vertex.
+        if !(bounds.upper - bounds.lower > tolerance * scale) || simplex.contains(&p.w) {
+            outcome = Some(rule.conclude(&simplex, v, bounds, tolerance * scale, rounding(scale)));
             break;
         }
         let previous_vv = vv;
         simplex.push(p);
         if simplex.reduce() {
-            simplex.move_by(to_world);
-            outcome = Some(GjkOutcome::Penetrating(simplex));
+            outcome = Some(rule.overlap(simplex));
             break;
         }
         v = simplex.closest();
@@ -228,14 +345,14 @@ where
             // CSO point as the last (a convex combination of support points),
             // only not shorter beyond rounding: stop with it rather than keep
             // a copy of the last simplex on every iteration.
-            outcome = Some(conclude(&simplex, v, bounds, tolerance * scale, rounding(scale), to_world));
+            outcome = Some(rule.conclude(&simplex, v, bounds, tolerance * scale, rounding(scale)));
             break;
         }
     }
     cache.direction = v;
     cache.hint_a = cso.hint_a;
     cache.hint_b = cso.hint_b;
-    outcome.unwrap_or(GjkOutcome::Undetermined { reason: Undetermined::IterationCap, bounds })
+    outcome.unwrap_or_else(|| rule.undetermined(Undetermined::IterationCap, bounds, rounding(scale)))
 }
 
 /// The rounding of a support value at coordinates of size `scale`: a lower
@@ -357,101 +474,10 @@ where
     A: SupportMap<R> + ?Sized,
     B: SupportMap<R> + ?Sized,
 {
-    cache.iterations = 0;
-    if !budget.is_valid() {
-        return Threshold::Undetermined { reason: Undetermined::InvalidBudget, bounds: Bounds::unknown() };
-    }
     if !threshold.finite() {
-        return Threshold::Undetermined { reason: Undetermined::NonFinite, bounds: Bounds::unknown() };
+        cache.iterations = 0;
+        let reason = if budget.is_valid() { Undetermined::NonFinite } else { Undetermined::InvalidBudget };
+        return Threshold::Undetermined { reason, bounds: Bounds::unknown() };
     }
-    let mut cso = Cso::new(a, b);
-    cso.hint_a = cache.hint_a;
-    cso.hint_b = cache.hint_b;
-    let tolerance = budget.tolerance;
-    let mut lower = R::ZERO;
-    let mut upper = R::INFINITY;
-
-    let mut dir = cache.direction;
-    if !(dir.dot(&dir) > R::ZERO) || !crate::math::finite_vec(&dir) {
-        dir = cso.center();
-        if !(dir.dot(&dir) > R::ZERO) {
-            dir = Vec3::x();
-        }
-    }
-    let first = cso.support_point(&-dir);
-    if !first.is_finite() {
-        return Threshold::Undetermined { reason: Undetermined::NonFinite, bounds: Bounds::unknown() };
-    }
-    let mut scale = max(max_abs(&first.a.coords), max_abs(&first.b.coords));
-    let mut simplex = Simplex::one(first);
-    let mut v = first.w;
-    let mut vv = v.dot(&v);
-
-    // Signed-distance bounds: GJK's lower bound certifies only above the
-    // rounding; below it the bodies may overlap.
-    let certified = |lower: R, upper: R, scale: R| Bounds {
-        lower: if lower > rounding(scale) { crate::math::min(lower, upper) } else { -R::INFINITY },
-        upper,
-    };
-    // Converged (or stalled) with `lower <= threshold`: within the
-    // threshold when the distance is within the tolerance of it.
-    let settle = |lower: R, upper: R, scale: R| {
-        if upper <= threshold + tolerance * scale {
-            Threshold::Within { bounds: certified(lower, upper, scale) }
-        } else {
-            Threshold::Undetermined { reason: Undetermined::Degenerate, bounds: certified(lower, upper, scale) }
-        }
-    };
-
-    let mut outcome = None;
-    for it in 1..=budget.max_iterations {
-        cache.iterations = it;
-        upper = Real::sqrt(vv);
-        if !upper.finite() {
-            outcome = Some(Threshold::Undetermined { reason: Undetermined::NonFinite, bounds: Bounds::unknown() });
-            break;
-        }
-        if upper < threshold || !(upper > tolerance * scale) {
-            // Certified below the threshold, or touching within tolerance.
-            outcome = Some(Threshold::Within { bounds: certified(lower, upper, scale) });
-            break;
-        }
-        let p = cso.support_point(&-v);
-        if !p.is_finite() {
-            outcome = Some(Threshold::Undetermined {
-                reason: Undetermined::NonFinite,
-                bounds: certified(lower, upper, scale),
-            });
-            break;
-        }
-        scale = max(scale, max(max_abs(&p.a.coords), max_abs(&p.b.coords)));
-        lower = max(lower, v.dot(&p.w) / upper);
-        if lower > threshold && lower > rounding(scale) {
-            outcome = Some(Threshold::Clear { bounds: certified(lower, upper, scale) });
-            break;
-        }
-        if !(upper - lower > tolerance * scale) || simplex.contains(&p.w) {
-            outcome = Some(settle(lower, upper, scale));
-            break;
-        }
-        let previous_vv = vv;
-        simplex.push(p);
-        if simplex.reduce() {
-            outcome = Some(Threshold::Within { bounds: Bounds { lower: -R::INFINITY, upper: R::ZERO } });
-            break;
-        }
-        v = simplex.closest();
-        vv = v.dot(&v);
-        if !(vv < previous_vv) {
-            outcome = Some(settle(lower, crate::math::min(upper, Real::sqrt(vv)), scale));
-            break;
-        }
-    }
-    cache.direction = v;
-    cache.hint_a = cso.hint_a;
-    cache.hint_b = cso.hint_b;
-    outcome.unwrap_or(Threshold::Undetermined {
-        reason: Undetermined::IterationCap,
-        bounds: certified(lower, upper, scale),
-    })
+    descend(a, b, budget, cache, &Below { threshold })
 }
