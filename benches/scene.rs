@@ -15,7 +15,9 @@
 //!   [`TICKS`] precomputed poses: `scene` runs `Scene::tick` (broad phase,
 //!   threshold queries, contact inside the margins, warm starts);
 //!   `hand_wired` loops `contact` over the same pairs with one warm cache
-//!   per pair and no broad phase.
+//!   per pair and no broad phase; `parry3d_hand_wired` loops parry3d's
+//!   `query::contact` over them with each pair's margin (or distance bound)
+//!   as the prediction distance.
 //!
 //! Each criterion iteration runs every instance (or one tick); the table at
 //! the end divides criterion's median by the instances per iteration.
@@ -34,6 +36,8 @@ mod bench {
     use narrowphase::prelude::*;
     use narrowphase::scene::{BodyDesc, PairQuery, PairSettings, Scene, Shape, ShapeDesc, TickBudget};
     use narrowphase::support::contact::{clearance, contact};
+    use parry3d::math::{Pose as PPose, Rot3 as PRot};
+    use parry3d::shape::Shape as PShape;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
@@ -239,7 +243,55 @@ mod bench {
                 black_box(within)
             })
         });
+        // The same pairs through parry3d's query functions, looped by hand:
+        // `query::contact` with each pair's margin (or distance bound) as the
+        // prediction distance, which is what parry offers for "closer than
+        // m, and how close". No broad phase, as a user would write it.
+        let parry_shapes: Vec<Box<dyn PShape>> = CELL.iter().map(parry_shape).collect();
+        let predictions: Vec<f32> = scene
+            .pairs()
+            .iter()
+            .map(|p| match p.settings.query {
+                PairQuery::DistanceUpTo(bound) => bound,
+                _ => p.settings.margin,
+            })
+            .collect();
+        let parry_poses: Vec<Vec<PPose>> = poses.iter().map(|p| p.iter().map(parry_pose32).collect()).collect();
+        let mut k = 0usize;
+        group.bench_function("parry3d_hand_wired", |b| {
+            b.iter(|| {
+                k = (k + 1) % TICKS;
+                let at = &parry_poses[k];
+                let mut within = 0;
+                for (j, &(a, b)) in pairs.iter().enumerate() {
+                    let c = parry3d::query::contact(&at[a], &*parry_shapes[a], &at[b], &*parry_shapes[b], predictions[j]);
+                    within += usize::from(c.ok().flatten().is_some_and(|c| c.dist < 0.05));
+                }
+                black_box(within)
+            })
+        });
         group.finish();
+    }
+
+    /// The cell's body as parry3d sees it (capsules along z, as ours).
+    fn parry_shape(d: &BodyDesc<'static, f32>) -> Box<dyn PShape> {
+        match d.shape {
+            ShapeDesc::Sphere { radius } => Box::new(parry3d::shape::Ball::new(radius)),
+            ShapeDesc::Capsule { half_length, radius } => Box::new(parry3d::shape::Capsule::new_z(half_length, radius)),
+            ShapeDesc::Cuboid { half_extents: [x, y, z] } => {
+                Box::new(parry3d::shape::Cuboid::new(parry3d::math::Vector::new(x, y, z)))
+            }
+            _ => unreachable!("the bench cell has spheres, capsules and boxes only"),
+        }
+    }
+
+    /// A pose as parry3d's (f32) isometry, with no local-frame fix: the
+    /// cell's capsules are built along z on both sides.
+    fn parry_pose32(p: &Pose<f32>) -> PPose {
+        let q = nalgebra::UnitQuaternion::from_rotation_matrix(&p.rotation);
+        let rot = PRot::from_xyzw(q.i, q.j, q.k, q.w).normalize();
+        let t = p.translation.vector;
+        PPose::from_parts(parry3d::math::Vector::new(t.x, t.y, t.z), rot)
     }
 
     pub fn run(c: &mut Criterion) {
@@ -281,10 +333,13 @@ mod bench {
         }
         let s = median("tick/scene");
         let h = median("tick/hand_wired");
-        if let (Some(s), Some(h)) = (s, h) {
+        let p = median("tick/parry3d_hand_wired");
+        if let (Some(s), Some(h), Some(p)) = (s, h, p) {
             println!(
-                "\ncell tick (10 pairs, f32), median ns: scene {s:.0}, hand-wired contact loop {h:.0}, ratio {:.2}",
-                s / h
+                "\ncell tick (10 pairs, f32), median ns: scene {s:.0}, hand-wired contact loop {h:.0} (ratio {:.2}), \
+                 parry3d contact loop {p:.0} (ratio {:.2})",
+                s / h,
+                s / p
             );
         }
     }
