@@ -4,8 +4,8 @@
 use crate::error::ShapeError;
 use crate::math::{Pt3, Real, Vec3};
 use crate::shape::{
-    Bounded, Capsule, Cone, Cuboid, Cylinder, Ellipsoid, Polytope, PolytopeData, Rounded, Sphere, SupportMap,
-    SupportWarmStart,
+    Bounded, Capsule, Cone, CorePrimitive, Cuboid, Cylinder, Ellipsoid, Polytope, PolytopeData, Rounded, Sphere,
+    SupportMap, SupportWarmStart,
 };
 
 /// The parameters of one convex body, unvalidated: every constructor is a
@@ -339,6 +339,10 @@ impl<R: Real> SupportMap<R> for Shape<'_, R> {
     #[inline]
     fn center_from(&self, origin: &Pt3<R>) -> Vec3<R> {
         dispatch!(self, s => s.center_from(origin))
+    }
+    #[inline]
+    fn core_primitive_from(&self, origin: &Pt3<R>) -> Option<CorePrimitive<R>> {
+        dispatch!(self, s => s.core_primitive_from(origin))
     }
 }
 

@@ -78,6 +78,11 @@ impl<R: Real> SupportMap<R> for Capsule<R> {
     fn support_core(&self, dir: &Vec3<R>, _hint: &mut super::SupportWarmStart) -> Pt3<R> {
         Pt3::new(R::ZERO, R::ZERO, sgn(dir.z) * self.half_length)
     }
+    #[inline]
+    fn core_primitive_from(&self, origin: &Pt3<R>) -> Option<super::CorePrimitive<R>> {
+        let h = Vec3::new(R::ZERO, R::ZERO, self.half_length);
+        Some(super::CorePrimitive::Segment(-h - origin.coords, h - origin.coords))
+    }
 }
 
 impl<R: Real> Bounded<R> for Capsule<R> {

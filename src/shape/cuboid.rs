@@ -62,6 +62,14 @@ impl<R: Real> SupportMap<R> for Cuboid<R> {
     fn center(&self) -> Pt3<R> {
         Pt3::origin()
     }
+    #[inline]
+    fn core_primitive_from(&self, origin: &Pt3<R>) -> Option<super::CorePrimitive<R>> {
+        Some(super::CorePrimitive::Cuboid {
+            center: -origin.coords,
+            axes: crate::math::Mat3::identity(),
+            half_extents: self.half,
+        })
+    }
 }
 
 impl<R: Real> Bounded<R> for Cuboid<R> {

@@ -16,6 +16,7 @@ mod cuboid;
 mod cylinder;
 mod ellipsoid;
 mod polytope;
+mod primitive;
 mod sphere;
 mod superquadric;
 mod transform;
@@ -28,6 +29,7 @@ pub use ellipsoid::Ellipsoid;
 #[cfg(feature = "std")]
 pub(crate) use polytope::is_strict_corner;
 pub use polytope::{Plane, Polytope, PolytopeData, CONVEXITY_TOLERANCE, HILL_CLIMB_MIN_VERTICES, MAX_VERTICES};
+pub use primitive::CorePrimitive;
 pub use sphere::Sphere;
 pub use superquadric::{signed_pow, Ellipse, Superellipse, Superquadric, MIN_EXPONENT};
 #[cfg(feature = "gpu")]
@@ -114,6 +116,20 @@ pub trait SupportMap<R: Real> {
     fn center_from(&self, origin: &Pt3<R>) -> Vec3<R> {
         self.center() - origin
     }
+
+    /// The core (see [`margin`](Self::margin)) as a closed-form primitive
+    /// seen from `origin`, rounded as [`support_from`](Self::support_from),
+    /// when it is one: a sphere's centre, a capsule's segment, a box.
+    /// [`contact`](crate::support::contact::contact) and
+    /// [`clearance`](crate::support::contact::clearance) answer a pair of
+    /// such cores in closed form (point or segment against point or
+    /// segment, point against box) and run GJK otherwise. `None` (the
+    /// default) for every other body.
+    #[inline]
+    fn core_primitive_from(&self, origin: &Pt3<R>) -> Option<CorePrimitive<R>> {
+        let _ = origin;
+        None
+    }
 }
 
 /// A body seen through its core: the support map of
@@ -151,6 +167,10 @@ impl<R: Real, S: SupportMap<R> + ?Sized> SupportMap<R> for Core<'_, S> {
     #[inline]
     fn center_from(&self, origin: &Pt3<R>) -> Vec3<R> {
         self.0.center_from(origin)
+    }
+    #[inline]
+    fn core_primitive_from(&self, origin: &Pt3<R>) -> Option<CorePrimitive<R>> {
+        self.0.core_primitive_from(origin)
     }
 }
 
@@ -192,6 +212,10 @@ impl<R: Real, T: SupportMap<R> + ?Sized> SupportMap<R> for &T {
     #[inline]
     fn center_from(&self, origin: &Pt3<R>) -> Vec3<R> {
         (**self).center_from(origin)
+    }
+    #[inline]
+    fn core_primitive_from(&self, origin: &Pt3<R>) -> Option<CorePrimitive<R>> {
+        (**self).core_primitive_from(origin)
     }
 }
 

@@ -66,6 +66,10 @@ impl<R: Real> SupportMap<R> for Sphere<R> {
     fn support_core(&self, _dir: &Vec3<R>, _hint: &mut super::SupportWarmStart) -> Pt3<R> {
         Pt3::origin()
     }
+    #[inline]
+    fn core_primitive_from(&self, origin: &Pt3<R>) -> Option<super::CorePrimitive<R>> {
+        Some(super::CorePrimitive::Point(-origin.coords))
+    }
 }
 
 impl<R: Real> Bounded<R> for Sphere<R> {

@@ -2,7 +2,7 @@
 //! images, Minkowski sums, convex hulls, and the configuration-space obstacle
 //! `A − B` that GJK, EPA and MPR walk on.
 
-use super::{Bounded, SupportMap, SupportWarmStart};
+use super::{Bounded, CorePrimitive, SupportMap, SupportWarmStart};
 use crate::error::ShapeError;
 use crate::math::{norm, Mat3, Pose, Pt3, Real, Vec3};
 
@@ -212,6 +212,12 @@ impl<R: Real, S: SupportMap<R>> SupportMap<R> for Placed<S, R> {
     fn center_from(&self, origin: &Pt3<R>) -> Vec3<R> {
         self.pose.rotation * self.shape.center().coords + (self.pose.translation.vector - origin.coords)
     }
+    /// The shape's core in its own frame, rotated, then moved by `t − origin`.
+    #[inline]
+    fn core_primitive_from(&self, origin: &Pt3<R>) -> Option<CorePrimitive<R>> {
+        let local = self.shape.core_primitive_from(&Pt3::origin())?;
+        Some(local.moved(self.pose.rotation.matrix(), &(self.pose.translation.vector - origin.coords)))
+    }
 }
 
 impl<R: Real, S: Bounded<R>> Bounded<R> for Placed<S, R> {
@@ -368,6 +374,14 @@ impl<R: Real, A: SupportMap<R>, B: SupportMap<R>> SupportMap<R> for MinkowskiSum
     fn center_from(&self, origin: &Pt3<R>) -> Vec3<R> {
         self.a.center_from(origin) + self.b.center().coords
     }
+    /// A's core moved by B's when B's core is a point ([`Rounded`] shapes).
+    #[inline]
+    fn core_primitive_from(&self, origin: &Pt3<R>) -> Option<CorePrimitive<R>> {
+        match self.b.core_primitive_from(&Pt3::origin())? {
+            CorePrimitive::Point(p) => Some(self.a.core_primitive_from(origin)?.translated(&p)),
+            _ => None,
+        }
+    }
 }
 
 impl<R: Real, A: Bounded<R>, B: Bounded<R>> Bounded<R> for MinkowskiSum<A, B> {
@@ -511,6 +525,10 @@ impl<R: Real, S: SupportMap<R> + ?Sized> SupportMap<R> for Relative<'_, S, R> {
     #[inline]
     fn support_core(&self, dir: &Vec3<R>, hint: &mut SupportWarmStart) -> Pt3<R> {
         Pt3::from(self.body.support_core_from(dir, hint, &self.origin))
+    }
+    #[inline]
+    fn core_primitive_from(&self, origin: &Pt3<R>) -> Option<CorePrimitive<R>> {
+        Some(self.body.core_primitive_from(&self.origin)?.translated(&-origin.coords))
     }
 }
 

@@ -1,6 +1,7 @@
 //! Contact query: GJK for the distance, EPA for the penetration when the
 //! bodies overlap — one three-valued [`Proximity`] answer.
 
+use super::closed_form::{self, CoreGap};
 use super::epa::{DefaultEpa, Epa, WideEpa};
 use super::frame::ToWorld;
 use super::gjk::{self, GjkOutcome, GjkWarmStart};
@@ -312,35 +313,15 @@ where
 {
     let (ma, mb) = (a.margin(), b.margin());
     let m = ma + mb;
+    if let Some(gap) = closed_form_gap(a, b, budget, cache) {
+        return with_margins(&gap.separation(), max(gap.scale, m), ma, mb, budget, to_world);
+    }
     let (core_a, core_b) = (Core(a), Core(b));
     match gjk::run(&core_a, &core_b, budget, cache, false, &Vec3::zeros()) {
         GjkOutcome::Separated(s) => {
-            // Core distance d with certificate [lo, hi]: signed distance d − m.
-            let witness = swept(&s.witness, ma, mb, to_world);
-            let (lo, hi) = (s.bounds.lower - m, s.bounds.upper - m);
             // GJK's tolerance at the problem's scale: "touching" below it.
             let scale = max(max(max_abs(&s.witness.point_a.coords), max_abs(&s.witness.point_b.coords)), m);
-            if lo > R::ZERO {
-                Proximity::Separated(Separation {
-                    distance: s.distance - m,
-                    bounds: Bounds { lower: lo, upper: hi },
-                    witness,
-                })
-            } else if hi <= budget.tolerance * scale {
-                // Overlapping, or touching within the tolerance (GJK's
-                // contract): depth m − d, clamped at 0.
-                Proximity::Penetrating(Penetration {
-                    depth: max(m - s.distance, R::ZERO),
-                    bounds: Bounds { lower: max(-hi, R::ZERO), upper: max(-lo, R::ZERO) },
-                    witness,
-                })
-            } else {
-                // A stalled core GJK whose bounds straddle the margins: the
-                // signed distance may be either sign (a capsule of aspect
-                // 1e7 must not be answered `Penetrating` where GJK on the
-                // whole bodies certifies a gap).
-                Proximity::Undetermined { reason: Undetermined::Degenerate, bounds: Bounds { lower: lo, upper: hi } }
-            }
+            with_margins(&s, scale, ma, mb, budget, to_world)
         }
         GjkOutcome::Penetrating(simplex) => {
             match penetration(&core_a, &core_b, &simplex, budget, cache, epa, to_world) {
@@ -360,6 +341,62 @@ where
             }
         }
         GjkOutcome::Undetermined { reason, bounds } => undetermined_gjk(reason, bounds, m),
+    }
+}
+
+/// The closed-form gap of the two cores ([`closed_form::core_gap`]) when
+/// both are primitives with one and it certifies them apart; the cache then
+/// records one iteration and the direction GJK would have kept.
+#[inline]
+fn closed_form_gap<R, A, B>(a: &A, b: &B, budget: &Budget<R>, cache: &mut GjkWarmStart<R>) -> Option<CoreGap<R>>
+where
+    R: Real,
+    A: SupportMap<R> + ?Sized,
+    B: SupportMap<R> + ?Sized,
+{
+    let origin = Pt3::origin();
+    let (pa, pb) = (a.core_primitive_from(&origin)?, b.core_primitive_from(&origin)?);
+    // An invalid budget, or one that allows no work, is GJK's to refuse.
+    if !budget.is_valid() || budget.max_iterations == 0 {
+        return None;
+    }
+    let gap = closed_form::core_gap(&pa, &pb, budget.tolerance)?;
+    cache.direction = gap.witness.point_a - gap.witness.point_b;
+    cache.iterations = 1;
+    Some(gap)
+}
+
+/// A separation of the cores (distance `d`, certificate `[lo, hi]`) as the
+/// bodies' answer: signed distance `d − m`; apart when `lo > m`, touching
+/// or overlapping when `hi − m` is within the tolerance at `scale` (depth
+/// `m − d`, clamped at 0), else undetermined.
+fn with_margins<R: Real>(
+    s: &Separation<R>,
+    scale: R,
+    ma: R,
+    mb: R,
+    budget: &Budget<R>,
+    to_world: &Vec3<R>,
+) -> Proximity<R> {
+    let m = ma + mb;
+    let witness = swept(&s.witness, ma, mb, to_world);
+    let (lo, hi) = (s.bounds.lower - m, s.bounds.upper - m);
+    if lo > R::ZERO {
+        Proximity::Separated(Separation { distance: s.distance - m, bounds: Bounds { lower: lo, upper: hi }, witness })
+    } else if hi <= budget.tolerance * scale {
+        // Overlapping, or touching within the tolerance (GJK's
+        // contract): depth m − d, clamped at 0.
+        Proximity::Penetrating(Penetration {
+            depth: max(m - s.distance, R::ZERO),
+            bounds: Bounds { lower: max(-hi, R::ZERO), upper: max(-lo, R::ZERO) },
+            witness,
+        })
+    } else {
+        // A stalled core GJK whose bounds straddle the margins: the
+        // signed distance may be either sign (a capsule of aspect
+        // 1e7 must not be answered `Penetrating` where GJK on the
+        // whole bodies certifies a gap).
+        Proximity::Undetermined { reason: Undetermined::Degenerate, bounds: Bounds { lower: lo, upper: hi } }
     }
 }
 
@@ -414,6 +451,11 @@ where
         return gjk::run_threshold(a, b, threshold, budget, cache);
     }
     let shift = |bounds: Bounds<R>| Bounds { lower: bounds.lower - m, upper: bounds.upper - m };
+    // A non-finite threshold is GJK's to refuse.
+    if let Some(gap) = threshold.finite().then(|| closed_form_gap(a, b, budget, cache)).flatten() {
+        let bounds = shift(gap.bounds);
+        return if bounds.lower > threshold { Threshold::Clear { bounds } } else { Threshold::Within { bounds } };
+    }
     match gjk::run_threshold(&Core(a), &Core(b), threshold + m, budget, cache) {
         // Clear only when the shifted bound still clears the threshold: the
         // rounding of `threshold + m` may have let the cores' test pass by an ulp.

@@ -16,6 +16,7 @@
 mod common;
 
 mod adversarial;
+mod closed_form;
 mod contact_margin;
 mod ellipsoid_method;
 mod epa;

@@ -262,9 +262,14 @@ fn threshold_rejects_nan_and_caps_iterations() {
     assert!(matches!(nan, Threshold::Undetermined { reason: Undetermined::NonFinite, .. }));
     let nan = clearance(&a, &b, f32::NAN, &Budget::default(), &mut GjkWarmStart::default());
     assert!(matches!(nan, Threshold::Undetermined { .. }));
-    // One iteration with the threshold a hair below the true distance 1: not decidable, not clear.
-    let capped = clearance(&b, &a, 0.999_999, &Budget::new(1, 1e-4), &mut GjkWarmStart::default());
+    // One GJK iteration with the threshold a hair below the true distance 1
+    // (a cylinder and a box: no closed form): not decidable, not clear.
+    let c = Placed::new(Cylinder::new(1.0_f32, 1.0).unwrap(), Pose::identity());
+    let capped = clearance(&b, &c, 0.999_999, &Budget::new(1, 1e-4), &mut GjkWarmStart::default());
     assert_ne!(capped.is_clear(), Some(true));
+    // The sphere–box pair is answered in closed form, exactly: clear.
+    let exact = clearance(&b, &a, 0.999_9, &Budget::new(1, 1e-4), &mut GjkWarmStart::default());
+    assert!(matches!(exact, Threshold::Clear { bounds } if bounds.contains(1.0)));
 }
 
 // -------------------------------------------------------------------- scene

@@ -1,0 +1,236 @@
+//! Closest points of two cores in closed form — point or segment against
+//! point, segment or box — with the certificate GJK would
+//! give: the distance of the two points found is an upper bound, and the
+//! gap between the cores' support values along their direction a lower
+//! bound. [`contact`](super::contact::contact) and
+//! [`clearance`](super::contact::clearance) take the closed form when the
+//! two bounds agree to the budget's tolerance and certify a gap, and run GJK
+//! otherwise (overlapping or touching cores, a pair with no closed form).
+
+use crate::math::{max, max_abs, min, norm, Mat3, Pt3, Real, Vec3};
+use crate::query::{Bounds, Separation, Witness};
+use crate::shape::CorePrimitive;
+
+/// Two cores' closest points and the certified bounds on their distance,
+/// in the frame the cores were given in (the pair frame).
+pub(crate) struct CoreGap<R: Real> {
+    /// Distance of the closest points found.
+    pub distance: R,
+    /// `lower ≤ distance of the cores ≤ upper`.
+    pub bounds: Bounds<R>,
+    /// The closest points and the unit normal from A's core to B's.
+    pub witness: Witness<R>,
+    /// Largest coordinate involved: the scale of the rounding and of the
+    /// tolerance.
+    pub scale: R,
+}
+
+impl<R: Real> CoreGap<R> {
+    /// As a separation of the cores.
+    pub fn separation(&self) -> Separation<R> {
+        Separation { distance: self.distance, bounds: self.bounds, witness: self.witness }
+    }
+}
+
+/// The closed-form gap of two cores, or `None` when the pair has no closed
+/// form here (two boxes), the cores touch or
+/// overlap (the points found coincide, or the lower bound does not clear
+/// the rounding `16·ε·scale`), or the bounds are further apart than
+/// `tolerance · scale` (rounding on near-parallel segments), or anything is
+/// not finite. The caller then runs GJK, which decides all of these.
+pub(crate) fn core_gap<R: Real>(a: &CorePrimitive<R>, b: &CorePrimitive<R>, tolerance: R) -> Option<CoreGap<R>> {
+    let (pa, pb) = closest_points(a, b)?;
+    let d = pb - pa;
+    let distance = norm(&d);
+    if !(distance > R::ZERO) || !distance.finite() {
+        return None;
+    }
+    let n = d / distance;
+    // Separating plane along n: B's lowest point minus A's highest.
+    let lower = lowest(b, &n) - highest(a, &n);
+    let scale = max(max(extent(a), extent(b)), max(max_abs(&pa), max_abs(&pb)));
+    let floor = R::lit(16.0) * R::EPSILON * scale;
+    let lower = min(lower, distance);
+    if !(lower > floor) || distance - lower > max(tolerance * scale, floor) {
+        return None;
+    }
+    Some(CoreGap {
+        distance,
+        bounds: Bounds { lower, upper: distance },
+        witness: Witness { point_a: Pt3::from(pa), point_b: Pt3::from(pb), normal: n },
+        scale,
+    })
+}
+
+/// Closest points of the two primitives, where there is a closed form.
+fn closest_points<R: Real>(a: &CorePrimitive<R>, b: &CorePrimitive<R>) -> Option<(Vec3<R>, Vec3<R>)> {
+    use CorePrimitive::{Cuboid, Point, Segment};
+    match (*a, *b) {
+        (Point(p), Point(q)) => Some((p, q)),
+        (Point(p), Segment(q0, q1)) => Some(segments(&p, &p, &q0, &q1)),
+        (Segment(p0, p1), Point(q)) => Some(segments(&p0, &p1, &q, &q)),
+        (Segment(p0, p1), Segment(q0, q1)) => Some(segments(&p0, &p1, &q0, &q1)),
+        (Point(p), Cuboid { center, axes, half_extents }) => Some((p, point_in_box(&p, &center, &axes, &half_extents))),
+        (Cuboid { center, axes, half_extents }, Point(q)) => Some((point_in_box(&q, &center, &axes, &half_extents), q)),
+        (Segment(p0, p1), Cuboid { center, axes, half_extents }) => {
+            let p = segment_near_box(&p0, &p1, &center, &axes, &half_extents);
+            Some((p, point_in_box(&p, &center, &axes, &half_extents)))
+        }
+        (Cuboid { center, axes, half_extents }, Segment(q0, q1)) => {
+            let q = segment_near_box(&q0, &q1, &center, &axes, &half_extents);
+            Some((point_in_box(&q, &center, &axes, &half_extents), q))
+        }
+        _ => None,
+    }
+}
+
+/// The point of segment `[p0, p1]` nearest to the box. In box coordinates
+/// `x(t) = a + b·t`, the squared distance `Σ max(|xᵢ(t)| − hᵢ, 0)²` is
+/// convex and piecewise quadratic in `t`, with breaks where some `xᵢ(t)`
+/// crosses `±hᵢ` (at most six). On each piece the active faces are fixed,
+/// so the piece's minimiser is one division; the least of the pieces'
+/// minima is the segment's.
+fn segment_near_box<R: Real>(p0: &Vec3<R>, p1: &Vec3<R>, center: &Vec3<R>, axes: &Mat3<R>, half: &Vec3<R>) -> Vec3<R> {
+    let a = axes.tr_mul(&(p0 - center));
+    let b = axes.tr_mul(&(p1 - p0));
+    let (a, b, h) = ([a.x, a.y, a.z], [b.x, b.y, b.z], [half.x, half.y, half.z]);
+    // The ends and the breaks inside (0, 1), the unused slots at +∞;
+    // sorted by insertion (fixed bounds: no panic path, no slice sort).
+    let mut ts = [R::INFINITY; 8];
+    ts[0] = R::ZERO;
+    ts[1] = R::ONE;
+    let mut k = 2;
+    for i in 0..3 {
+        if b[i] != R::ZERO {
+            for face in [h[i], -h[i]] {
+                let t = (face - a[i]) / b[i];
+                if t > R::ZERO && t < R::ONE && k < 8 {
+                    ts[k] = t;
+                    k += 1;
+                }
+            }
+        }
+    }
+    for i in 1..8 {
+        let mut j = i;
+        while j > 0 && ts[j] < ts[j - 1] {
+            ts.swap(j, j - 1);
+            j -= 1;
+        }
+    }
+    let (mut best_t, mut best) = (R::ZERO, R::INFINITY);
+    for k in 1..8 {
+        let (t0, t1) = (ts[k - 1], ts[k]);
+        if !(t1 <= R::ONE) {
+            break;
+        }
+        // The faces active on this piece, read at its middle.
+        let mid = (t0 + t1) * R::HALF;
+        let (mut num, mut den) = (R::ZERO, R::ZERO);
+        let mut target = [None; 3];
+        for i in 0..3 {
+            let x = a[i] + b[i] * mid;
+            let c = if x > h[i] {
+                h[i]
+            } else if x < -h[i] {
+                -h[i]
+            } else {
+                continue;
+            };
+            target[i] = Some(c);
+            num += (a[i] - c) * b[i];
+            den += b[i] * b[i];
+        }
+        let t = if den > R::ZERO { max(t0, min(-num / den, t1)) } else { t0 };
+        let mut value = R::ZERO;
+        for i in 0..3 {
+            if let Some(c) = target[i] {
+                let e = a[i] + b[i] * t - c;
+                value += e * e;
+            }
+        }
+        if value < best {
+            (best_t, best) = (t, value);
+        }
+    }
+    p0 + (p1 - p0) * best_t
+}
+
+/// Closest points of segments `[p0, p1]` and `[q0, q1]` (either may be a
+/// point: equal ends). Minimises `|p0 + s·u − q0 − t·w|²` over the unit
+/// square: the interior stationary point of the two normal equations, its
+/// `s` clamped, `t` taken optimal for that `s` and clamped, and `s` taken
+/// optimal again for a clamped `t` — the minimiser of a convex quadratic
+/// over the square lies on the edge the unconstrained one leaves by.
+fn segments<R: Real>(p0: &Vec3<R>, p1: &Vec3<R>, q0: &Vec3<R>, q1: &Vec3<R>) -> (Vec3<R>, Vec3<R>) {
+    let u = p1 - p0;
+    let w = q1 - q0;
+    let r = p0 - q0;
+    let (uu, ww, uw) = (u.dot(&u), w.dot(&w), u.dot(&w));
+    let (ur, wr) = (u.dot(&r), w.dot(&r));
+    let clamp = |x: R| {
+        if x > R::ONE {
+            R::ONE
+        } else if x > R::ZERO {
+            x
+        } else {
+            R::ZERO
+        }
+    };
+    // `s` for a given `t` (and `t` for `s`), each the 1-D minimiser clamped.
+    let s_for = |t: R| if uu > R::ZERO { clamp((t * uw - ur) / uu) } else { R::ZERO };
+    let t_for = |s: R| if ww > R::ZERO { clamp((s * uw + wr) / ww) } else { R::ZERO };
+    let det = uu * ww - uw * uw;
+    // Parallel (or a point): any s will do; take A's start and B's best.
+    let s0 = if det > R::EPSILON * uu * ww { clamp((uw * wr - ww * ur) / det) } else { R::ZERO };
+    let t = t_for(s0);
+    let s = s_for(t);
+    (p0 + u * s, q0 + w * t)
+}
+
+/// Closest point of the box to `p`: `p`'s box coordinates clamped to the
+/// half-extents (`p` itself when inside).
+fn point_in_box<R: Real>(p: &Vec3<R>, center: &Vec3<R>, axes: &Mat3<R>, half: &Vec3<R>) -> Vec3<R> {
+    let local = axes.tr_mul(&(p - center));
+    let clamped = Vec3::new(
+        max(-half.x, min(local.x, half.x)),
+        max(-half.y, min(local.y, half.y)),
+        max(-half.z, min(local.z, half.z)),
+    );
+    center + axes * clamped
+}
+
+/// `max n·x` over the primitive.
+fn highest<R: Real>(c: &CorePrimitive<R>, n: &Vec3<R>) -> R {
+    match c {
+        CorePrimitive::Point(p) => n.dot(p),
+        CorePrimitive::Segment(p, q) => max(n.dot(p), n.dot(q)),
+        CorePrimitive::Cuboid { center, axes, half_extents } => n.dot(center) + reach(axes, half_extents, n),
+    }
+}
+
+/// `min n·x` over the primitive.
+fn lowest<R: Real>(c: &CorePrimitive<R>, n: &Vec3<R>) -> R {
+    match c {
+        CorePrimitive::Point(p) => n.dot(p),
+        CorePrimitive::Segment(p, q) => min(n.dot(p), n.dot(q)),
+        CorePrimitive::Cuboid { center, axes, half_extents } => n.dot(center) - reach(axes, half_extents, n),
+    }
+}
+
+/// A box's half-width along `n`: `Σ hᵢ |n · axisᵢ|`.
+fn reach<R: Real>(axes: &Mat3<R>, half: &Vec3<R>, n: &Vec3<R>) -> R {
+    let along = axes.tr_mul(n);
+    half.x * along.x.abs() + half.y * along.y.abs() + half.z * along.z.abs()
+}
+
+/// Largest coordinate of the primitive (a box's by its centre and extents).
+fn extent<R: Real>(c: &CorePrimitive<R>) -> R {
+    match c {
+        CorePrimitive::Point(p) => max_abs(p),
+        CorePrimitive::Segment(p, q) => max(max_abs(p), max_abs(q)),
+        CorePrimitive::Cuboid { center, half_extents, .. } => {
+            max_abs(center) + half_extents.x + half_extents.y + half_extents.z
+        }
+    }
+}

@@ -1,0 +1,342 @@
+//! The pairs `contact` and `clearance` answer in closed form (sphere and
+//! capsule cores against each other, a sphere against a box or a rounded
+//! box), against ground truth written here: the segment distance of
+//! `common::segment_segment` (endpoint cases and the interior critical
+//! point), the point–box distance `sqrt(Σ max(|xᵢ| − hᵢ, 0)²)`, and GJK on
+//! the same bodies.
+
+use crate::common::{point_segment, pose, rng, rotation, segment_segment};
+use nalgebra::{Point3, Rotation3, Translation3, Vector3};
+use narrowphase::math::{Pose, Real};
+use narrowphase::prelude::*;
+use narrowphase::query::Threshold;
+use narrowphase::support::contact::{clearance, contact};
+use rand::Rng;
+
+/// A round body: a sphere (`half = 0`) or a capsule along its local z.
+#[derive(Clone, Copy, Debug)]
+struct Round {
+    half: f64,
+    radius: f64,
+    pose: Pose<f64>,
+}
+
+impl Round {
+    fn core(&self) -> (Point3<f64>, Point3<f64>) {
+        let h = Vector3::new(0.0, 0.0, self.half);
+        (self.pose.transform_point(&Point3::from(-h)), self.pose.transform_point(&Point3::from(h)))
+    }
+}
+
+/// Signed distance of two round bodies: core distance minus the radii
+/// (`common::segment_segment` and `point_segment` take segments of non-zero
+/// length: a sphere's core is its centre).
+fn round_truth(a: &Round, b: &Round) -> f64 {
+    let ((a0, a1), (b0, b1)) = (a.core(), b.core());
+    let core = match (a.half > 0.0, b.half > 0.0) {
+        (true, true) => segment_segment(&a0, &a1, &b0, &b1),
+        (true, false) => point_segment(&b0, &a0, &a1),
+        (false, true) => point_segment(&a0, &b0, &b1),
+        (false, false) => (b0 - a0).norm(),
+    };
+    core - a.radius - b.radius
+}
+
+/// `contact` on the pair in precision `R`, as f64 signed distance, bounds,
+/// witness points and normal; `None` when undetermined.
+/// Signed distance, bounds, witness points, normal and GJK-cache iterations.
+type Answer = (f64, [f64; 2], [Point3<f64>; 2], Vector3<f64>, u32);
+
+fn answer<R: Real>(a: &Round, b: &Round) -> Option<Answer> {
+    fn body<R: Real>(r: &Round) -> Box<dyn SupportMap<R>> {
+        // f32 bodies get the f64 pose rounded to f32 (then re-orthonormalised
+        // by `Placed::new`), f64 bodies the pose itself.
+        let lit = |x: f64| if R::EPSILON > R::lit(1e-10) { R::lit(x as f32 as f64) } else { R::lit(x) };
+        let p = Pose::<R>::from_parts(
+            Translation3::from(r.pose.translation.vector.map(lit)),
+            Rotation3::from_matrix_unchecked(r.pose.rotation.matrix().map(lit)),
+        );
+        if r.half > 0.0 {
+            Box::new(Placed::new(Capsule::new(R::lit(r.half), R::lit(r.radius)).unwrap(), p))
+        } else {
+            Box::new(Placed::new(Sphere::new(R::lit(r.radius)).unwrap(), p))
+        }
+    }
+    let (ba, bb) = (body::<R>(a), body::<R>(b));
+    let mut cache = GjkWarmStart::default();
+    let out = contact(&*ba, &*bb, &Budget::default(), &mut cache);
+    let f = |x: R| x.to_f64();
+    let pt = |p: &Point3<R>| Point3::new(f(p.x), f(p.y), f(p.z));
+    match out {
+        Proximity::Separated(s) => Some((
+            f(s.distance),
+            [f(s.bounds.lower), f(s.bounds.upper)],
+            [pt(&s.witness.point_a), pt(&s.witness.point_b)],
+            s.witness.normal.map(f),
+            cache.iterations,
+        )),
+        Proximity::Penetrating(p) => Some((
+            -f(p.depth),
+            [-f(p.bounds.upper), -f(p.bounds.lower)],
+            [pt(&p.witness.point_a), pt(&p.witness.point_b)],
+            p.witness.normal.map(f),
+            cache.iterations,
+        )),
+        Proximity::Undetermined { .. } => None,
+    }
+}
+
+/// Distance from `p` to the round body's surface, signed (negative inside).
+fn to_surface(r: &Round, p: &Point3<f64>) -> f64 {
+    let (c0, c1) = r.core();
+    let core = if r.half > 0.0 { point_segment(p, &c0, &c1) } else { (p - c0).norm() };
+    core - r.radius
+}
+
+fn random_round(g: &mut impl Rng, spread: f64) -> Round {
+    let half = if g.random_bool(0.3) { 0.0 } else { g.random_range(0.02..0.6) };
+    Round { half, radius: g.random_range(0.01..0.3), pose: pose(g, spread) }
+}
+
+/// Random sphere and capsule pairs, apart, touching and overlapping, in f64
+/// and f32: the signed distance equals the segment distance minus the radii,
+/// the bounds contain it, the witness points lie on the surfaces and the
+/// normal joins them; apart pairs take one closed-form step.
+fn round_pairs<R: Real>(band: f64) {
+    let mut g = rng(71);
+    let (mut apart, mut overlapping) = (0, 0);
+    for case in 0..3000 {
+        let (a, b) = (random_round(&mut g, 0.8), random_round(&mut g, 0.8));
+        let truth = round_truth(&a, &b);
+        let size = 1.0 + a.half.max(b.half);
+        let Some((d, [lo, hi], [pa, pb], n, iterations)) = answer::<R>(&a, &b) else {
+            panic!("case {case}: undetermined, truth {truth}");
+        };
+        let tol = band * size;
+        assert!((d - truth).abs() <= tol, "case {case}: {d} vs {truth}");
+        assert!(lo - tol <= truth && truth <= hi + tol, "case {case}: {truth} outside [{lo}, {hi}]");
+        assert!(to_surface(&a, &pa).abs() <= tol && to_surface(&b, &pb).abs() <= tol, "case {case}: witnesses");
+        if truth > 10.0 * tol {
+            apart += 1;
+            assert_eq!(iterations, 1, "case {case}: apart cores are a closed form");
+            assert!(((pb - pa) - n * d).norm() <= tol, "case {case}: normal");
+        } else if truth < -10.0 * tol {
+            overlapping += 1;
+            assert!(((pa - pb) - n * (-d)).norm() <= tol, "case {case}: penetration normal");
+        }
+    }
+    assert!(apart > 1000 && overlapping > 150, "apart {apart}, overlapping {overlapping}");
+}
+
+#[test]
+fn sphere_and_capsule_pairs_equal_the_segment_distance_in_f64() {
+    round_pairs::<f64>(1e-12);
+}
+
+#[test]
+fn sphere_and_capsule_pairs_equal_the_segment_distance_in_f32() {
+    // f32 poses are the f64 ones rounded: the band covers that rounding.
+    round_pairs::<f32>(2e-6);
+}
+
+/// Parallel, nearly parallel, crossing and end-to-end capsules: the
+/// configurations where closed-form segment code usually goes wrong.
+#[test]
+fn degenerate_capsule_configurations() {
+    let cap = |half: f64, x: f64, y: f64, z: f64, rot: Rotation3<f64>| Round {
+        half,
+        radius: 0.05,
+        pose: Pose::from_parts(Translation3::new(x, y, z), rot),
+    };
+    let id = Rotation3::identity();
+    let tilt = |angle: f64| Rotation3::from_axis_angle(&Vector3::x_axis(), angle);
+    let cases = [
+        // parallel, side by side, overlapping in z: 0.3 − 0.1
+        (cap(0.5, 0.0, 0.0, 0.0, id), cap(0.5, 0.3, 0.0, 0.2, id)),
+        // parallel, exactly on one line, end to end, 0.2 apart − 0.1
+        (cap(0.5, 0.0, 0.0, 0.0, id), cap(0.5, 0.0, 0.0, 1.2, id)),
+        // nearly parallel: 1e-7 rad
+        (cap(0.5, 0.0, 0.0, 0.0, id), cap(0.5, 0.3, 0.0, 0.2, tilt(1e-7))),
+        // crossing at right angles, 0.4 apart
+        (cap(0.5, 0.0, 0.0, 0.0, id), cap(0.5, 0.4, 0.0, 0.1, tilt(std::f64::consts::FRAC_PI_2))),
+        // end point against a mid point
+        (cap(0.5, 0.0, 0.0, 0.0, id), cap(0.3, 0.0, 0.0, 0.9, tilt(std::f64::consts::FRAC_PI_2))),
+    ];
+    for (i, (a, b)) in cases.iter().enumerate() {
+        let truth = round_truth(a, b);
+        let (d, [lo, hi], ..) = answer::<f64>(a, b).unwrap_or_else(|| panic!("case {i} undetermined"));
+        assert!((d - truth).abs() <= 1e-12 && lo <= truth + 1e-12 && truth <= hi + 1e-12, "case {i}: {d} vs {truth}");
+        let (d32, ..) = answer::<f32>(a, b).unwrap_or_else(|| panic!("case {i} undetermined in f32"));
+        assert!((d32 - truth).abs() <= 2e-6, "case {i} f32: {d32} vs {truth}");
+    }
+}
+
+/// Spheres against boxes and rounded boxes: outside (closed form), and with
+/// the centre inside the box (EPA on the cores), against
+/// `sqrt(Σ max(|xᵢ| − hᵢ, 0)²) − r` outside and `−(min(hᵢ − |xᵢ|) + r)`
+/// inside, in the box's frame.
+#[test]
+fn spheres_against_boxes_and_rounded_boxes() {
+    let mut g = rng(72);
+    let mut closed = 0;
+    for case in 0..2000 {
+        let half = Vector3::new(g.random_range(0.05..0.5), g.random_range(0.05..0.5), g.random_range(0.05..0.5));
+        let rounding = if g.random_bool(0.5) { g.random_range(0.01..0.1) } else { 0.0 };
+        let r = g.random_range(0.02..0.3);
+        let box_pose = pose(&mut g, 0.5);
+        let centre = box_pose.translation.vector + rotation(&mut g) * Vector3::new(g.random_range(0.0..1.2), 0.0, 0.0);
+        let local = box_pose.inverse_transform_point(&Point3::from(centre)).coords;
+        let outside = local.zip_map(&half, |x, h| (x.abs() - h).max(0.0)).norm();
+        let inside = (0..3).map(|i| half[i] - local[i].abs()).fold(f64::INFINITY, f64::min);
+        let truth = if outside > 0.0 { outside - rounding - r } else { -(inside + rounding + r) };
+        let ball =
+            Placed::new(Sphere::new(r).unwrap(), Pose::from_parts(Translation3::from(centre), Rotation3::identity()));
+        let mut cache = GjkWarmStart::default();
+        let out = if rounding > 0.0 {
+            let b = Placed::new(Rounded::new(Cuboid::new(half).unwrap(), Sphere::new(rounding).unwrap()), box_pose);
+            contact(&b, &ball, &Budget::default(), &mut cache)
+        } else {
+            contact(&ball, &Placed::new(Cuboid::new(half).unwrap(), box_pose), &Budget::default(), &mut cache)
+        };
+        let d = out.signed_distance().unwrap_or_else(|| panic!("case {case}: {out:?}"));
+        assert!((d - truth).abs() <= 1e-9, "case {case}: {d} vs {truth}");
+        closed += usize::from(outside > 1e-9 && cache.iterations == 1);
+    }
+    assert!(closed > 1000, "{closed} closed-form answers");
+}
+
+/// The closed form agrees with GJK on the same bodies (GJK converges on the
+/// cores, which are polytopes: a point, a segment, a box).
+#[test]
+fn closed_form_agrees_with_gjk_on_the_cores() {
+    let mut g = rng(73);
+    for case in 0..500 {
+        let (a, b) = (random_round(&mut g, 1.0), random_round(&mut g, 1.0));
+        let ((a0, a1), (b0, b1)) = (a.core(), b.core());
+        let seg = |p: Point3<f64>, q: Point3<f64>| {
+            let c = Point3::from((p.coords + q.coords) / 2.0);
+            let half = (q - p).norm() / 2.0;
+            let dir = (q - p).try_normalize(0.0).unwrap_or_else(Vector3::z);
+            let rot = Rotation3::rotation_between(&Vector3::z(), &dir)
+                .unwrap_or_else(|| Rotation3::from_axis_angle(&Vector3::x_axis(), std::f64::consts::PI));
+            // A thin box around the segment: GJK on a polytope, no closed form.
+            Placed::new(
+                Cuboid::new(Vector3::new(1e-9, 1e-9, half.max(1e-9))).unwrap(),
+                Pose::from_parts(Translation3::from(c.coords), rot),
+            )
+        };
+        let gjk = gjk::distance(&seg(a0, a1), &seg(b0, b1), &Budget::default(), &mut GjkWarmStart::default());
+        let GjkOutcome::Separated(s) = gjk else { continue };
+        let core = s.distance;
+        if core <= 1e-6 {
+            continue;
+        }
+        let (d, ..) = answer::<f64>(&a, &b).unwrap();
+        assert!(
+            (d - (core - a.radius - b.radius)).abs() <= 1e-8,
+            "case {case}: {d} vs GJK {}",
+            core - a.radius - b.radius
+        );
+    }
+}
+
+/// `clearance` in closed form: clear exactly when the distance exceeds the
+/// threshold (up to rounding), never clear below it.
+#[test]
+fn clearance_in_closed_form_is_never_clear_below_the_threshold() {
+    let mut g = rng(74);
+    for case in 0..3000 {
+        let (a, b) = (random_round(&mut g, 0.8), random_round(&mut g, 0.8));
+        let truth = round_truth(&a, &b);
+        let threshold = truth + g.random_range(-0.01..0.01);
+        let body = |r: &Round| -> Box<dyn SupportMap<f64>> {
+            if r.half > 0.0 {
+                Box::new(Placed::new(Capsule::new(r.half, r.radius).unwrap(), r.pose))
+            } else {
+                Box::new(Placed::new(Sphere::new(r.radius).unwrap(), r.pose))
+            }
+        };
+        let t = clearance(&*body(&a), &*body(&b), threshold, &Budget::default(), &mut GjkWarmStart::default());
+        match t {
+            Threshold::Clear { bounds } => {
+                assert!(truth > threshold - 1e-12 && bounds.lower > threshold, "case {case}")
+            }
+            Threshold::Within { bounds } => {
+                assert!(truth <= threshold + 1e-12 && bounds.upper >= truth - 1e-12, "case {case}")
+            }
+            Threshold::Undetermined { .. } => {}
+        }
+        if (truth - threshold).abs() > 1e-9 {
+            assert!(!matches!(t, Threshold::Undetermined { .. }), "case {case}: undecided {truth} vs {threshold}");
+        }
+    }
+}
+
+/// Distance from `p` to the box `half` at `pose`: `sqrt(Σ max(|xᵢ| − hᵢ, 0)²)`
+/// in the box's frame.
+fn point_box(p: &Point3<f64>, pose: &Pose<f64>, half: &Vector3<f64>) -> f64 {
+    let x = pose.inverse_transform_point(p).coords;
+    x.zip_map(half, |x, h| (x.abs() - h).max(0.0)).norm()
+}
+
+/// Segment–box distance by brute force: the point–box distance is convex
+/// along the segment; sample it, then refine the best bracket by golden
+/// sections.
+fn segment_box(p0: &Point3<f64>, p1: &Point3<f64>, pose: &Pose<f64>, half: &Vector3<f64>) -> f64 {
+    let f = |t: f64| point_box(&(p0 + (p1 - p0) * t), pose, half);
+    let n = 200;
+    let k = (0..=n).min_by(|&i, &j| f(i as f64 / n as f64).total_cmp(&f(j as f64 / n as f64))).unwrap();
+    let (mut lo, mut hi) = (((k as f64 - 1.0) / n as f64).max(0.0), ((k as f64 + 1.0) / n as f64).min(1.0));
+    let g = (5f64.sqrt() - 1.0) / 2.0;
+    for _ in 0..100 {
+        let (x1, x2) = (hi - g * (hi - lo), lo + g * (hi - lo));
+        if f(x1) < f(x2) {
+            hi = x2;
+        } else {
+            lo = x1;
+        }
+    }
+    f(0.5 * (lo + hi)).min(f(0.0)).min(f(1.0))
+}
+
+/// Capsules against boxes and rounded boxes (robot links against a table),
+/// in f64 and f32, against the brute-force segment–box distance.
+#[test]
+fn capsules_against_boxes_equal_the_segment_box_distance() {
+    let mut g = rng(75);
+    let mut closed = 0;
+    for case in 0..1500 {
+        let half = Vector3::new(g.random_range(0.02..0.6), g.random_range(0.02..0.6), g.random_range(0.01..0.4));
+        let rounding = if g.random_bool(0.3) { g.random_range(0.005..0.05) } else { 0.0 };
+        let cap = random_round(&mut g, 0.9);
+        let cap = Round { half: cap.half.max(0.05), ..cap };
+        let box_pose = pose(&mut g, 0.3);
+        let (c0, c1) = cap.core();
+        let truth = segment_box(&c0, &c1, &box_pose, &half) - cap.radius - rounding;
+        if truth <= 1e-6 {
+            continue; // overlapping cores go to EPA; other tests cover them
+        }
+        let capsule = Placed::new(Capsule::new(cap.half, cap.radius).unwrap(), cap.pose);
+        let mut cache = GjkWarmStart::default();
+        let out = if rounding > 0.0 {
+            let b = Placed::new(Rounded::new(Cuboid::new(half).unwrap(), Sphere::new(rounding).unwrap()), box_pose);
+            contact(&capsule, &b, &Budget::default(), &mut cache)
+        } else {
+            contact(&Placed::new(Cuboid::new(half).unwrap(), box_pose), &capsule, &Budget::default(), &mut cache)
+        };
+        let d = out.signed_distance().unwrap_or_else(|| panic!("case {case}: {out:?}"));
+        assert!((d - truth).abs() <= 1e-9, "case {case}: {d} vs {truth}");
+        if let Proximity::Separated(s) = out {
+            assert!(s.bounds.lower <= truth + 1e-12 && truth <= s.bounds.upper + 1e-12, "case {case}: bounds");
+        }
+        closed += usize::from(cache.iterations == 1);
+        // f32: the same pair, poses rounded.
+        let p32 = |p: &Pose<f64>| crate::common::pose_f32(p);
+        let capsule = Placed::new(Capsule::new(cap.half as f32, cap.radius as f32).unwrap(), p32(&cap.pose));
+        let cuboid = Placed::new(Cuboid::new(half.map(|x| x as f32)).unwrap(), p32(&box_pose));
+        let out = contact(&capsule, &cuboid, &Budget::default(), &mut GjkWarmStart::default());
+        let d32 = out.signed_distance().unwrap_or_else(|| panic!("case {case} f32: {out:?}"));
+        assert!((f64::from(d32) - (truth + rounding)).abs() <= 3e-6, "case {case} f32: {d32} vs {}", truth + rounding);
+    }
+    assert!(closed > 800, "{closed} closed-form answers");
+}
