@@ -97,7 +97,7 @@ pub use tick::{Closest, TickBudget, TickSummary};
 
 use crate::error::{SceneError, ShapeError};
 use crate::math::{norm, Pose, Pt3, Real};
-use crate::shape::{check_pose, Bounded, Placed};
+use crate::shape::{Bounded, Placed};
 use crate::support::epa::Epa;
 use core::fmt;
 
@@ -110,6 +110,11 @@ pub const JUMP_FRACTION: f64 = 0.5;
 /// Rotation (radians) between two poses of a body above which the move is
 /// a jump (see [`JUMP_FRACTION`]).
 pub const JUMP_ANGLE: f64 = 0.5;
+
+/// `cos(JUMP_ANGLE)`, the test [`Scene::set_pose`] makes (a constant: the
+/// cosine itself costs a microcontroller more than the rest of the pose
+/// update).
+const JUMP_COS: f64 = 0.877_582_561_890_372_8;
 
 /// Largest number of bodies a scene holds: the allowed-collision matrix
 /// keeps one 64-bit row per body.
@@ -579,17 +584,17 @@ impl<'a, R: Real, const BODIES: usize, const PAIRS: usize, const EPA_V: usize, c
     /// assert!(scene.set_pose(0, &Pose::identity()).is_ok());
     /// ```
     pub fn set_pose(&mut self, body: u16, pose: &Pose<R>) -> Result<(), SceneError> {
-        check_pose(pose).map_err(|error| SceneError::Pose { body, error })?;
         let b = self.bodies.get_mut(body as usize).ok_or(SceneError::UnknownBody(body))?;
         let old = *b.placed.pose();
+        // Validated (finite, a rotation) by the placed shape itself.
         b.placed.set_pose(*pose).map_err(|error| SceneError::Pose { body, error })?;
         let new = b.placed.pose();
         if b.posed {
             let moved = norm(&(new.translation.vector - old.translation.vector));
-            // cos θ = (tr(R_oldᵀ R_new) − 1) / 2
-            let trace = (old.rotation.matrix().transpose() * new.rotation.matrix()).trace();
-            let cos_limit = R::lit(libm::cos(JUMP_ANGLE));
-            let turned = !((trace - R::ONE) * R::HALF >= cos_limit);
+            // cos θ = (tr(R_oldᵀ R_new) − 1) / 2, the trace being the sum of
+            // the entrywise products of the two matrices.
+            let trace = old.rotation.matrix().dot(new.rotation.matrix());
+            let turned = !((trace - R::ONE) * R::HALF >= R::lit(JUMP_COS));
             b.jumped |= !(moved <= R::lit(JUMP_FRACTION) * b.radius) || turned;
         }
         b.world_center = new.transform_point(&b.local_center);
@@ -623,5 +628,13 @@ impl<'a, R: Real, const BODIES: usize, const PAIRS: usize, const EPA_V: usize, c
         }
         let rotation = nalgebra::Rotation3::from_matrix_unchecked(pose.rotation.to_rotation_matrix().into_inner());
         self.set_pose(body, &Pose::from_parts(pose.translation, rotation))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn jump_cosine_is_the_cosine_of_the_jump_angle() {
+        assert!((super::JUMP_COS - libm::cos(super::JUMP_ANGLE)).abs() < 1e-15);
     }
 }
