@@ -26,6 +26,16 @@ use crate::shape::{Core, Cso, Relative, SupportMap};
 /// surface (Jolt's convex-radius idea), and coincident cores (concentric
 /// spheres, capsules on one axis) are exact, depth `m`.
 ///
+/// **Closed forms.** When both cores are primitives with a closed-form
+/// closest point ([`SupportMap::core_primitive_from`]: a sphere's centre, a
+/// capsule's segment, a box, also rounded) and they are apart, the query
+/// does not iterate: point or segment against point, segment or box. The
+/// answer is certified as GJK's is: the distance of the two points found
+/// bounds the cores' distance from above, the gap between their support
+/// values along the normal from below. Touching or overlapping cores, and
+/// bounds that rounding leaves further apart than the tolerance, go to GJK
+/// (then EPA). The warm start then records one iteration.
+///
 /// Otherwise GJK runs on the bodies; a separation is returned as is, an
 /// intersection is handed to EPA, and an undetermined GJK answer passes
 /// through with its bounds turned into signed-distance bounds (GJK's upper
