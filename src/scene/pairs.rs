@@ -167,8 +167,11 @@ pub enum PairOutcome<R: Real> {
     /// [`PairQuery::DistanceUpTo`] only: measured at least the margin away
     /// (certified) but within the bound.
     Near(Measured<R>),
-    /// The signed distance is below the margin, or equal to it within the
-    /// query's tolerance.
+    /// The signed distance is below the margin, or not certified above it:
+    /// equal to it within the query's tolerance, or within the certified
+    /// bounds of a GJK run that rounding stopped before the tolerance
+    /// (`bounds.lower` is then at most the margin). On the safe side: a pair
+    /// is never reported clear unless certified clear.
     WithinMargin {
         /// Certified bounds on the signed distance.
         bounds: Bounds<R>,

@@ -36,5 +36,10 @@ pub mod placement;
 /// the pieces `interval_octree` and `grid_sampling` build theirs from.
 pub mod sdf_bodies;
 
+/// Ground truth of the `scene` target: signed distances of round-cored
+/// bodies (spheres, capsules, boxes, rounded boxes, cylinders) from closed
+/// forms, or certified brackets, in f64.
+pub mod closed_form;
+
 /// Structured seed inputs, written as the bytes the targets decode.
 pub mod seeds;
