@@ -1,5 +1,5 @@
-//! Support-map family (GJK, EPA, MPR) against parry3d 0.31 and libccd 2.1 in
-//! one criterion run (ARCHITECTURE.md §6).
+//! Support-map family (GJK, EPA, MPR) against parry3d 0.31, libccd 2.1 and,
+//! when installed, coal 3.0 in one criterion run (ARCHITECTURE.md §6).
 //!
 //! # Workloads
 //! - `polyN`: the protocol of ellipsoid-method-sdf-collision §5.1 — convex
@@ -36,6 +36,25 @@
 //! libccd is given our f64 support maps (with the same hill-climbing hints our
 //! queries use), so it measures its algorithms, not its shapes.
 //!
+//! coal (through `benches/coal-ffi`, f64, only when coal is installed; else
+//! the bench prints why and leaves its rows out) gets its own shapes of the
+//! same geometry (its `Convex<Triangle>` from our f64 hulls' vertices and
+//! fanned faces) at the same poses (rotation matrix and translation), and is
+//! called as pinocchio calls it: one `ComputeDistance` / `ComputeCollision`
+//! functor per shape pair, coal's default requests (GJK and EPA tolerance
+//! 1e-6), guesses reset before every cold query. Rows `coal` (default GJK)
+//! and `coal_nesterov` (Nesterov-accelerated GJK):
+//! - `dist`: `enable_signed_distance = false` (GJK only), against
+//!   `ours_f64_cold` (our f64 GJK at coal's tolerance, [`budget_vs_coal`]);
+//!   on capsules also `ours_contact_f64` (`contact`: the segments' distance
+//!   in closed form, radii added; coal's capsule–capsule distance is
+//!   closed-form too);
+//! - `seq`: `coal_warm`, `coal_nesterov_warm` (`GJKInitialGuess::CachedGuess`
+//!   and support hints carried along each trajectory) against `ours_f64_warm`;
+//! - `hit`: `collide` with `enable_contact = false`, against `ours_gjk_f64`;
+//! - `pen`: `enable_signed_distance = true` (GJK + EPA), against
+//!   `ours_epa_f64_tol1e-6` (`contact` at coal's tolerance) and `ours_epa_f64`.
+//!
 //! Each criterion iteration runs every pose of the set once; the table printed
 //! at the end divides criterion's median by the number of poses (time per
 //! query). Iteration counts and the agreement checks are printed before timing.
@@ -59,6 +78,7 @@ use std::path::Path;
 use std::time::{Duration, SystemTime};
 
 use ccd_ffi::{Ccd, Convex};
+use coal_ffi::{Gjk as CoalGjk, Pair as CoalPair, Shape as CoalShape, Transform as CoalTf};
 use criterion::{Criterion, SamplingMode, Throughput};
 use nalgebra::{Point3, Rotation3, Unit, Vector3};
 use narrowphase::hull::{quickhull, OwnedPolytope};
@@ -95,6 +115,30 @@ const FRAMES: usize = 20;
 /// iteration cap, as its docs say.
 fn budget_vs_ccd() -> Budget<f64> {
     Budget::new(64, 1e-4)
+}
+
+/// The budget of our f64 rows against coal: coal's default tolerance 1e-6
+/// (GJK and EPA) as our relative tolerance, and its GJK iteration cap 128.
+fn budget_vs_coal() -> Budget<f64> {
+    Budget::new(128, 1e-6)
+}
+
+/// Our pose as coal's `Transform3s` (rotation matrix by rows, translation).
+fn coal_tf(p: &Pose<f64>) -> CoalTf {
+    let m = p.rotation.matrix();
+    let t = p.translation.vector;
+    CoalTf::new(
+        [[m[(0, 0)], m[(0, 1)], m[(0, 2)]], [m[(1, 0)], m[(1, 1)], m[(1, 2)]], [m[(2, 0)], m[(2, 1)], m[(2, 2)]]],
+        [t.x, t.y, t.z],
+    )
+}
+
+/// coal's `Convex<Triangle>` of one of our hulls: its vertices and its face
+/// loops fanned into triangles.
+fn coal_convex(p: &Polytope<f64>) -> Option<CoalShape> {
+    let v: Vec<[f64; 3]> = p.data().vertices.iter().map(|x| [x.x, x.y, x.z]).collect();
+    let tris = coal_ffi::fan((0..p.data().faces.len()).map(|f| p.face_loop(f)));
+    CoalShape::convex(&v, &tris)
 }
 
 // ---------------------------------------------------------------------------
@@ -162,6 +206,13 @@ struct Spec<SA32, SB32, SA64, SB64> {
     parry_exact: bool,
     /// Also time parry's generic GJK (its dispatcher special-cases the pair).
     parry_gjk: bool,
+    /// Round bodies: also time `contact` (the cores' distance, radii added)
+    /// in the `dist` group against coal, whose capsule–capsule distance is
+    /// closed-form.
+    round: bool,
+    /// coal's shapes of the same geometry in our frames (empty without coal).
+    coal_a: Vec<CoalShape>,
+    coal_b: Vec<CoalShape>,
 }
 
 /// One pose set, ready for every library.
@@ -169,6 +220,8 @@ struct Pairs<SA32, SB32, SA64, SB64> {
     ours32: Vec<(Placed<SA32, f32>, Placed<SB32, f32>)>,
     ours64: Vec<(Placed<SA64, f64>, Placed<SB64, f64>)>,
     parry: Vec<(PPose, usize, PPose, usize)>,
+    /// coal's transforms of A and B (our f64 poses) and the pool indices.
+    coal: Vec<(CoalTf, usize, CoalTf, usize)>,
     /// Signed separation parameter, units of the mean bounding radius.
     s: Vec<f64>,
     /// `s · R̄`.
@@ -185,7 +238,7 @@ where
     SB64: Copy,
 {
     fn new() -> Self {
-        Self { ours32: vec![], ours64: vec![], parry: vec![], s: vec![], gap: vec![], shaky: 0 }
+        Self { ours32: vec![], ours64: vec![], parry: vec![], coal: vec![], s: vec![], gap: vec![], shaky: 0 }
     }
     fn len(&self) -> usize {
         self.s.len()
@@ -196,10 +249,28 @@ where
             ours32: idx.iter().map(|&i| self.ours32[i]).collect(),
             ours64: idx.iter().map(|&i| self.ours64[i]).collect(),
             parry: idx.iter().map(|&i| self.parry[i]).collect(),
+            coal: idx.iter().map(|&i| self.coal[i]).collect(),
             s: idx.iter().map(|&i| self.s[i]).collect(),
             gap: idx.iter().map(|&i| self.gap[i]).collect(),
             shaky: self.shaky,
         }
+    }
+}
+
+impl<SA32, SB32, SA64, SB64> Spec<SA32, SB32, SA64, SB64> {
+    /// coal's functors for every (A, B) pair of the pools, indexed
+    /// `ia · |B| + ib`; `None` without coal's shapes.
+    fn coal_pairs(&self, gjk: CoalGjk) -> Option<Vec<CoalPair<'_>>> {
+        if self.coal_a.is_empty() || self.coal_b.is_empty() {
+            return None;
+        }
+        let mut out = vec![];
+        for a in &self.coal_a {
+            for b in &self.coal_b {
+                out.push(CoalPair::new(a, b, gjk)?);
+            }
+        }
+        Some(out)
     }
 }
 
@@ -234,6 +305,7 @@ where
             Placed::new(self.b32[ib], nalgebra::convert(pose_b)),
         ));
         out.parry.push((parry_pose(&pose_a, &self.fix_a), ia, parry_pose(&pose_b, &self.fix_b), ib));
+        out.coal.push((coal_tf(&pose_a), ia, coal_tf(&pose_b), ib));
         out.s.push(s);
         out.gap.push(s * r_mean);
         out.shaky += shaky as usize;
@@ -610,6 +682,138 @@ fn report_checks<SA32, SB32, SA64, SB64>(
     }
 }
 
+/// coal's answers against ours on the same poses (nothing without coal).
+fn report_coal<SA32, SB32, SA64, SB64>(
+    spec: &Spec<SA32, SB32, SA64, SB64>,
+    poses: &Pairs<SA32, SB32, SA64, SB64>,
+    seq: &Pairs<SA32, SB32, SA64, SB64>,
+    pen: &Pairs<SA32, SB32, SA64, SB64>,
+) where
+    SA32: Copy,
+    SB32: Copy,
+    SA64: SupportMap<f64> + Copy,
+    SB64: SupportMap<f64> + Copy,
+{
+    let nb = spec.coal_b.len();
+    // Reference distances: our f64 GJK at its default budget (certified to
+    // about 2e-13 relative).
+    let reference: Vec<Option<f64>> = poses
+        .ours64
+        .iter()
+        .map(|(a, b)| gjk_signed(&gjk::distance(a, b, &Budget::default(), &mut GjkWarmStart::default())))
+        .collect();
+    // Our penetration answers at coal's tolerance, and what a normal achieves
+    // (as in `report_checks`: h(n) = max (a − b)·n, an upper bound of the depth).
+    let ours_pen: Vec<Option<(f64, Vector3<f64>)>> = pen
+        .ours64
+        .iter()
+        .map(|(a, b)| match contact::contact(a, b, &budget_vs_coal(), &mut GjkWarmStart::default()) {
+            Proximity::Penetrating(p) => Some((p.depth, p.witness.normal)),
+            _ => None,
+        })
+        .collect();
+    let achieved = |i: usize, n: &Vector3<f64>| {
+        let n = n.normalize();
+        let (a, b) = &pen.ours64[i];
+        n.dot(&a.support(&n).coords) - n.dot(&b.support(&-n).coords)
+    };
+    for (label, gjk) in [("coal", CoalGjk::Default), ("coal_nesterov", CoalGjk::Nesterov)] {
+        let Some(mut pairs) = spec.coal_pairs(gjk) else { return };
+        // Distance (GJK only) on the poses our reference finds separated.
+        let (mut worst, mut worst_rel, mut at, mut compared, mut failed) = (0.0_f64, 0.0_f64, usize::MAX, 0, 0);
+        let mut sep_coal = 0;
+        let mut it = vec![];
+        for (i, p) in poses.coal.iter().enumerate() {
+            let pair = &mut pairs[p.1 * nb + p.3];
+            let d = pair.distance(&p.0, &p.2);
+            it.push(pair.last_iterations().0 as u32);
+            let Some(d) = d else {
+                failed += 1;
+                continue;
+            };
+            sep_coal += (d > 0.0) as usize;
+            if let Some(r) = reference[i].filter(|&r| r > 0.0) {
+                compared += 1;
+                let e = (d - r).abs();
+                if e > worst || e.is_nan() {
+                    worst = e;
+                    at = i;
+                }
+                if r > 1e-3 {
+                    worst_rel = worst_rel.max(e / r);
+                }
+            }
+        }
+        let (m, x) = mean_max(&it);
+        println!(
+            "   {label} dist vs our f64 reference on {compared} separated poses: max |coal - ref| = {worst:.2e}{}, max relative (ref > 1e-3) {worst_rel:.2e}; separated: coal {sep_coal}, ref {compared}; failed {failed}; GJK iterations mean {m:.2} max {x}",
+            if at != usize::MAX { format!(" (pose {at}: s={:+.4})", poses.s[at]) } else { String::new() }
+        );
+        // Boolean against the construction, as in `report_checks`.
+        let (mut wrong, mut near, mut none) = (0, 0, 0);
+        for (i, p) in poses.coal.iter().enumerate() {
+            match pairs[p.1 * nb + p.3].collide(&p.0, &p.2) {
+                Some(h) if h != (poses.s[i] < 0.0) && poses.gap[i].abs() < 1e-3 => near += 1,
+                Some(h) if h != (poses.s[i] < 0.0) => wrong += 1,
+                None => none += 1,
+                _ => {}
+            }
+        }
+        println!("   {label} hit: wrong/near-contact/failed vs construction {wrong}/{near}/{none}");
+        // Penetration (GJK + EPA) against ours at the same tolerance.
+        let (mut answered, mut off, mut worst_self, mut worst_vs, mut sum_vs, mut worst_depth) =
+            (0, 0, 0.0_f64, f64::NEG_INFINITY, 0.0, 0.0_f64);
+        let mut it_epa = vec![];
+        for (i, p) in pen.coal.iter().enumerate() {
+            let pair = &mut pairs[p.1 * nb + p.3];
+            let Some(c) = pair.signed_distance(&p.0, &p.2) else { continue };
+            it_epa.push(pair.last_iterations().1 as u32);
+            if c.distance.is_nan() || c.distance >= 0.0 {
+                continue;
+            }
+            answered += 1;
+            let (d, n) = (-c.distance, Vector3::from(c.normal));
+            let h = achieved(i, &n);
+            worst_self = worst_self.max((d - h).abs());
+            if let Some((od, on)) = ours_pen[i] {
+                let v = h - achieved(i, &on);
+                worst_vs = worst_vs.max(v);
+                sum_vs += v;
+                worst_depth = worst_depth.max((d - od).abs());
+                off += ((d - h).abs() > 1e-3 || v > 1e-3) as usize;
+            }
+        }
+        let (me, xe) = mean_max(&it_epa);
+        println!(
+            "   {label} pen: {answered} of {} answered with a depth, {off} off by > 1e-3; max |d - h(n)| {worst_self:.2e}; h(n) - h(n_ours) max {worst_vs:.2e} mean {:.2e}; max |d - d_ours| {worst_depth:.2e}; EPA iterations mean {me:.2} max {xe}",
+            pen.len(),
+            sum_vs / answered.max(1) as f64
+        );
+        // Warm start along the trajectories.
+        let (mut it_w, mut worst_w) = (vec![], 0.0_f64);
+        let mut k = 0;
+        for tr in seq.coal.chunks(FRAMES) {
+            if let Some(p) = tr.first() {
+                pairs[p.1 * nb + p.3].reset_warm();
+            }
+            for p in tr {
+                let pair = &mut pairs[p.1 * nb + p.3];
+                let w = pair.distance_warm(&p.0, &p.2);
+                it_w.push(pair.last_iterations().0 as u32);
+                let c = pair.distance(&p.0, &p.2);
+                if let (Some(w), Some(c)) = (w, c) {
+                    worst_w = worst_w.max((w - c).abs());
+                }
+                k += 1;
+            }
+        }
+        let (mw, xw) = mean_max(&it_w);
+        println!(
+            "   {label} warm ({k} frames): GJK iterations mean {mw:.2} max {xw}; max |warm - cold| = {worst_w:.2e}"
+        );
+    }
+}
+
 // ---------------------------------------------------------------------------
 // Timing.
 
@@ -636,7 +840,12 @@ where
 {
     let b32 = Budget::<f32>::default();
     let b64 = budget_vs_ccd();
+    let bc = budget_vs_coal();
     let ccd = Ccd::default();
+    // coal's rows, and ours in f64 at coal's tolerance, only with coal.
+    let with_coal = !spec.coal_a.is_empty() && !spec.coal_b.is_empty();
+    let nb = spec.coal_b.len();
+    let coal_variants = [("coal", CoalGjk::Default), ("coal_nesterov", CoalGjk::Nesterov)];
     let (pa, pb) = (&spec.pa, &spec.pb);
     let mut out: Vec<Case<'a>> = vec![];
     let mut add = |q: &str, id: &'static str, n: usize, run: Box<dyn FnMut() + 'a>| {
@@ -680,6 +889,45 @@ where
         );
     }
 
+    if with_coal {
+        add(
+            "dist",
+            "ours_f64_cold",
+            n,
+            Box::new(move || {
+                for (a, b) in &poses.ours64 {
+                    let _ = black_box(gjk::distance(black_box(a), black_box(b), &bc, &mut GjkWarmStart::default()));
+                }
+            }),
+        );
+    }
+    if with_coal && spec.round {
+        add(
+            "dist",
+            "ours_contact_f64",
+            n,
+            Box::new(move || {
+                for (a, b) in &poses.ours64 {
+                    let _ = black_box(contact::contact(black_box(a), black_box(b), &bc, &mut GjkWarmStart::default()));
+                }
+            }),
+        );
+    }
+    for (id, gjk) in coal_variants {
+        if let Some(mut pairs) = spec.coal_pairs(gjk) {
+            add(
+                "dist",
+                id,
+                n,
+                Box::new(move || {
+                    for p in &poses.coal {
+                        black_box(pairs[p.1 * nb + p.3].distance(&p.0, &p.2));
+                    }
+                }),
+            );
+        }
+    }
+
     // Distance, trajectories: cold vs warm.
     let n = seq.len();
     add(
@@ -715,6 +963,41 @@ where
             }
         }),
     );
+
+    if with_coal {
+        add(
+            "seq",
+            "ours_f64_warm",
+            n,
+            Box::new(move || {
+                for tr in seq.ours64.chunks(FRAMES) {
+                    let mut cache = GjkWarmStart::default();
+                    for (a, b) in tr {
+                        let _ = black_box(gjk::distance(black_box(a), black_box(b), &bc, &mut cache));
+                    }
+                }
+            }),
+        );
+    }
+    for (id, gjk) in [("coal_warm", CoalGjk::Default), ("coal_nesterov_warm", CoalGjk::Nesterov)] {
+        if let Some(mut pairs) = spec.coal_pairs(gjk) {
+            add(
+                "seq",
+                id,
+                n,
+                Box::new(move || {
+                    for tr in seq.coal.chunks(FRAMES) {
+                        if let Some(p) = tr.first() {
+                            pairs[p.1 * nb + p.3].reset_warm();
+                        }
+                        for p in tr {
+                            black_box(pairs[p.1 * nb + p.3].distance_warm(&p.0, &p.2));
+                        }
+                    }
+                }),
+            );
+        }
+    }
 
     // Boolean, random poses.
     let n = poses.len();
@@ -803,6 +1086,21 @@ where
         }),
     );
 
+    for (id, gjk) in coal_variants {
+        if let Some(mut pairs) = spec.coal_pairs(gjk) {
+            add(
+                "hit",
+                id,
+                n,
+                Box::new(move || {
+                    for p in &poses.coal {
+                        black_box(pairs[p.1 * nb + p.3].collide(&p.0, &p.2));
+                    }
+                }),
+            );
+        }
+    }
+
     // Penetration, penetrating poses.
     let n = pen.len();
     add(
@@ -875,6 +1173,32 @@ where
             }
         }),
     );
+    if with_coal {
+        add(
+            "pen",
+            "ours_epa_f64_tol1e-6",
+            n,
+            Box::new(move || {
+                for (a, b) in &pen.ours64 {
+                    let _ = black_box(contact::contact(black_box(a), black_box(b), &bc, &mut GjkWarmStart::default()));
+                }
+            }),
+        );
+    }
+    for (id, gjk) in coal_variants {
+        if let Some(mut pairs) = spec.coal_pairs(gjk) {
+            add(
+                "pen",
+                id,
+                n,
+                Box::new(move || {
+                    for p in &pen.coal {
+                        black_box(pairs[p.1 * nb + p.3].signed_distance(&p.0, &p.2));
+                    }
+                }),
+            );
+        }
+    }
     out
 }
 
@@ -1010,9 +1334,34 @@ fn run<SA32, SB32, SA64, SB64>(
         let parry = parry_distance(&probe.parry[0], &spec.pa, &spec.pb);
         assert!((ours - parry).abs() < 1e-3, "{}: ours {ours} vs parry {parry} on a separated pair", spec.name);
     }
+    // The same for coal, in f64, on five separated pairs, to coal's own
+    // precision: its GJK stops once its upper and lower bounds are within
+    // 1e-6·(1 + d) (a relative 1e-6 of these unit-sized bodies; polytopes and
+    // closed forms agree to rounding). A wrong conversion (half against full
+    // sizes, an axis, a transposed rotation) is off by 1e-2 or more.
+    for gjk in [CoalGjk::Default, CoalGjk::Nesterov] {
+        let Some(mut pairs) = spec.coal_pairs(gjk) else { break };
+        for k in 0..5 {
+            let mut probe = Pairs::new();
+            let ids = spec.pick(&mut rng);
+            let (ra, rb, u) = (rotation(&mut rng), rotation(&mut rng), unit_vector(&mut rng));
+            spec.place(&mut probe, ids, pose(Vector3::new(0.3, -0.2, 0.1), ra), rb, u, 0.1 + 0.1 * k as f64);
+            let (a, b) = &probe.ours64[0];
+            let ours =
+                gjk_signed(&gjk::distance(a, b, &Budget::default(), &mut GjkWarmStart::default())).unwrap_or(f64::NAN);
+            let p = &probe.coal[0];
+            let coal = pairs[p.1 * spec.coal_b.len() + p.3].distance(&p.0, &p.2).unwrap_or(f64::NAN);
+            assert!(
+                (ours - coal).abs() <= 1e-6 * (1.0 + ours),
+                "{}: ours {ours} vs coal ({gjk:?}) {coal} on a separated pair",
+                spec.name
+            );
+        }
+    }
 
     if !matches!(mode, Mode::Profile(..)) {
         report_checks(&spec, &poses, &seq, &pen);
+        report_coal(&spec, &poses, &seq, &pen);
     }
     drive(c, reg, mode, cases(&spec, &poses, &seq, &pen));
 }
@@ -1021,8 +1370,8 @@ fn run<SA32, SB32, SA64, SB64>(
 #[allow(clippy::too_many_arguments)]
 fn primitive<SA32, SB32, SA64, SB64>(
     name: &str,
-    a: (SA32, SA64, Box<dyn PShape>, Rotation3<f64>),
-    b: (SB32, SB64, Box<dyn PShape>, Rotation3<f64>),
+    a: (SA32, SA64, Box<dyn PShape>, Rotation3<f64>, Option<CoalShape>),
+    b: (SB32, SB64, Box<dyn PShape>, Rotation3<f64>, Option<CoalShape>),
     parry_exact: bool,
     parry_gjk: bool,
 ) -> Spec<SA32, SB32, SA64, SB64> {
@@ -1038,6 +1387,9 @@ fn primitive<SA32, SB32, SA64, SB64>(
         fix_b: b.3,
         parry_exact,
         parry_gjk,
+        round: false,
+        coal_a: a.4.into_iter().collect(),
+        coal_b: b.4.into_iter().collect(),
     }
 }
 
@@ -1065,15 +1417,22 @@ fn print_table(dir: &Path, reg: &Registry, since: SystemTime, mode: &Mode) {
         Mode::Paired(r) => format!("median of {r} interleaved rounds"),
         _ => "criterion median / poses per iteration".to_string(),
     };
-    println!("\nMedian time per query ({how}), ns; ratio = ours / parry3d");
-    println!("{:<20} {:<16} {:>10} {:>8}", "group", "impl", "ns/query", "/parry");
-    let parry_of = |g: &str| rows.iter().find(|r| r.0 == g && r.1 == "parry").map(|r| r.2);
+    println!(
+        "\nMedian time per query ({how}), ns; ratios = ours / parry3d, ours (f64) / coal, ours (f64) / coal Nesterov"
+    );
+    println!("{:<20} {:<22} {:>10} {:>8} {:>8} {:>8}", "group", "impl", "ns/query", "/parry", "/coal", "/c_nest");
+    let of = |g: &str, id: &str| rows.iter().find(|r| r.0 == g && r.1 == id).map(|r| r.2);
+    let ratio = |ns: f64, reference: Option<f64>| reference.map(|r| format!("{:.2}", ns / r)).unwrap_or_default();
     for (g, id, ns) in &rows {
-        let ratio = match parry_of(g) {
-            Some(p) if id.starts_with("ours") => format!("{:.2}", ns / p),
-            _ => String::new(),
+        let ours = id.starts_with("ours");
+        let parry = if ours { ratio(*ns, of(g, "parry")) } else { String::new() };
+        // Warm rows against coal's warm rows, the others against its cold ones.
+        let (coal, nest) = match (ours && id.contains("f64"), id.contains("warm")) {
+            (false, _) => (String::new(), String::new()),
+            (true, false) => (ratio(*ns, of(g, "coal")), ratio(*ns, of(g, "coal_nesterov"))),
+            (true, true) => (ratio(*ns, of(g, "coal_warm")), ratio(*ns, of(g, "coal_nesterov_warm"))),
         };
-        println!("{g:<20} {id:<16} {ns:>10.1} {ratio:>8}");
+        println!("{g:<20} {id:<22} {ns:>10.1} {parry:>8} {coal:>8} {nest:>8}");
     }
 }
 
@@ -1093,6 +1452,10 @@ fn main() {
         std::env::var("SUPPORT_FAMILY_ONLY").ok().map(|v| v.split(',').map(|w| w.trim().to_string()).collect());
     let wanted = |name: &str| only.as_ref().is_none_or(|o| o.iter().any(|w| w == name));
     let mut reg: Registry = vec![];
+    match coal_ffi::version() {
+        Some(v) => println!("coal {v}: rows coal (default GJK) and coal_nesterov (Nesterov-accelerated GJK)"),
+        None => println!("{}", coal_ffi::SKIPPED),
+    }
     let y_to_z = Rotation3::from_axis_angle(&Vector3::x_axis(), FRAC_PI_2);
     let id = Rotation3::identity();
 
@@ -1115,6 +1478,9 @@ fn main() {
         let v32: Vec<Polytope<f32>> = owned32.iter().map(|o| o.polytope().expect("polytope f32")).collect();
         let verts: Vec<usize> = v32.iter().map(|p| p.vertex_count()).collect();
         println!("poly{n}: hull vertex counts (f32) {verts:?}");
+        // coal's convex shapes of our f64 hulls (none without coal).
+        let coal_pool = || v64.iter().map(coal_convex).collect::<Option<Vec<CoalShape>>>().unwrap_or_default();
+        let (coal_a, coal_b) = (coal_pool(), coal_pool());
         let spec = Spec {
             name: format!("poly{n}"),
             a32: v32.clone(),
@@ -1127,6 +1493,9 @@ fn main() {
             fix_b: id,
             parry_exact: true,
             parry_gjk: false,
+            round: false,
+            coal_a,
+            coal_b,
         };
         run(&mut c, &mut reg, &mode, spec, 7 + k as u64);
     }
@@ -1139,6 +1508,7 @@ fn main() {
             Cuboid::new(half).unwrap(),
             Box::new(parry3d::shape::Cuboid::new(pvec(&half))) as Box<dyn PShape>,
             id,
+            CoalShape::cuboid(half.into()),
         )
     };
     if wanted("box") {
@@ -1151,10 +1521,12 @@ fn main() {
             Capsule::new(0.5_f64, 0.3).unwrap(),
             Box::new(parry3d::shape::Capsule::new_z(0.5, 0.3)) as Box<dyn PShape>,
             id,
+            CoalShape::capsule(0.5, 0.3),
         )
     };
     if wanted("capsule") {
-        run(&mut c, &mut reg, &mode, primitive("capsule", capsule(), capsule(), true, false), 22);
+        let spec = Spec { round: true, ..primitive("capsule", capsule(), capsule(), true, false) };
+        run(&mut c, &mut reg, &mode, spec, 22);
     }
 
     let cylinder = (
@@ -1162,12 +1534,14 @@ fn main() {
         Cylinder::new(0.5_f64, 0.5).unwrap(),
         Box::new(parry3d::shape::Cylinder::new(0.5, 0.5)) as Box<dyn PShape>,
         y_to_z,
+        CoalShape::cylinder(0.5, 0.5),
     );
     let cone = (
         Cone::new(0.5_f32, 0.5).unwrap(),
         Cone::new(0.5_f64, 0.5).unwrap(),
         Box::new(parry3d::shape::Cone::new(0.5, 0.5)) as Box<dyn PShape>,
         y_to_z,
+        CoalShape::cone(0.5, 0.5),
     );
     if wanted("cyl_cone") {
         run(&mut c, &mut reg, &mode, primitive("cyl_cone", cylinder, cone, true, false), 23);
@@ -1179,6 +1553,7 @@ fn main() {
             Ellipsoid::new(half).unwrap(),
             parry_hull(&ellipsoid_points(half, ELLIPSOID_HULL_POINTS)),
             id,
+            CoalShape::ellipsoid(half.into()),
         )
     };
     if wanted("ellipsoid") {
