@@ -45,7 +45,7 @@ pub(crate) fn core_gap<R: Real>(a: &CorePrimitive<R>, b: &CorePrimitive<R>, tole
     if !(distance > R::ZERO) || !distance.finite() {
         return None;
     }
-    let n = d / distance;
+    let n = d * (R::ONE / distance);
     // Separating plane along n: B's lowest point minus A's highest.
     let lower = lowest(b, &n) - highest(a, &n);
     let scale = max(max(extent(a), extent(b)), max(max_abs(&pa), max_abs(&pb)));
