@@ -73,3 +73,39 @@ fn poly200_is_what_quickhull_prints() {
     let committed = std::fs::read_to_string(&path).expect("read poly200.rs");
     assert!(committed == fresh, "src/poly200.rs is stale: rerun with FW_REGENERATE=1");
 }
+
+/// The firmware demo's robot cell: the same 1000 ticks as on the target,
+/// every answer against its closed form, the budget never short, and every
+/// answer's bits folded into the digest the target must reproduce.
+#[test]
+fn cell_demo_matches_the_closed_forms() {
+    use crate::cell::{self, motion, CellDemo, PAIR_COUNT, TICKS};
+    let mut demo = CellDemo::new().expect("the cell builds");
+    assert_eq!(demo.scene().pairs().len(), PAIR_COUNT);
+    let (mut failures, mut changes, mut penetrating, mut gripper_table) = (Vec::new(), 0, 0, false);
+    for tick in 0..TICKS {
+        let summary = demo.tick(&motion::poses(tick)).expect("every pose is a rigid motion");
+        let report = demo.check(tick, &summary, &mut |f| failures.push(std::format!("{f:?}")));
+        changes += usize::from(report.changed);
+        penetrating = penetrating.max(summary.penetrating);
+        gripper_table |= demo.within_names(&report).as_str().contains("gripper/table");
+        if report.changed || tick % 50 == 0 {
+            println!("tick {tick}: {summary}; within margin: {}", demo.within_names(&report).as_str());
+        }
+    }
+    let t = *demo.tally();
+    println!("{t:?}");
+    assert!(failures.is_empty(), "{} failed checks:\n{}", failures.len(), failures.join("\n"));
+    assert_eq!(t.checks as usize, TICKS * PAIR_COUNT);
+    assert_eq!(t.undetermined_ticks, 0);
+    // Headroom: the busiest tick stays under half the budget.
+    assert!(2 * t.max_iterations.0 <= cell::BUDGET_ITERATIONS, "{:?}", t.max_iterations);
+    // The motion shows what the docs say: the pick inside the gripper's
+    // table margin, the person's approach and a brush of the wrist.
+    assert!(gripper_table && penetrating > 0 && changes >= 6, "{changes} changes, {penetrating} penetrating");
+    assert!(
+        demo.digest() == cell::DIGEST,
+        "the answers changed: if intended, set cell::DIGEST (src/cell/run.rs) to 0x{:016x}; the firmware demo checks it",
+        demo.digest()
+    );
+}
