@@ -264,7 +264,8 @@ mod bench {
                 let at = &parry_poses[k];
                 let mut within = 0;
                 for (j, &(a, b)) in pairs.iter().enumerate() {
-                    let c = parry3d::query::contact(&at[a], &*parry_shapes[a], &at[b], &*parry_shapes[b], predictions[j]);
+                    let c =
+                        parry3d::query::contact(&at[a], &*parry_shapes[a], &at[b], &*parry_shapes[b], predictions[j]);
                     within += usize::from(c.ok().flatten().is_some_and(|c| c.dist < 0.05));
                 }
                 black_box(within)
