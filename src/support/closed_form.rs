@@ -8,7 +8,7 @@
 //! otherwise (overlapping or touching cores, a pair with no closed form).
 
 use crate::math::{max, max_abs, min, norm, Mat3, Pt3, Real, Vec3};
-use crate::query::{Bounds, Separation, Witness};
+use crate::query::{Bounds, Penetration, Separation, Witness};
 use crate::shape::CorePrimitive;
 
 /// Two cores' closest points and the certified bounds on their distance,
@@ -233,4 +233,119 @@ fn extent<R: Real>(c: &CorePrimitive<R>) -> R {
             max_abs(center) + half_extents.x + half_extents.y + half_extents.z
         }
     }
+}
+
+/// The penetration of two overlapping boxes by the separating-axis test:
+/// the boundary of the CSO of two boxes has its facet normals among the
+/// boxes' face normals and the cross products of their edge directions
+/// (fifteen axes), so the least overlap over those axes is the depth, along
+/// the axis that gives it. Every other direction overlaps at least as much,
+/// so the least overlap over the axes found is an upper bound even where
+/// rounding tilts an axis; an axis from nearly parallel edges is tilted by
+/// up to `ε/|u × w|`, which lowers the certified lower bound by that much
+/// of the pair's size. `None` when the boxes do not overlap along some
+/// axis (rounding disagrees with the caller's test: EPA decides), when the
+/// bounds are further apart than `tolerance · scale`, or when anything is
+/// not finite.
+pub(crate) fn box_penetration<R: Real>(
+    a: &CorePrimitive<R>,
+    b: &CorePrimitive<R>,
+    tolerance: R,
+) -> Option<Penetration<R>> {
+    let (
+        CorePrimitive::Cuboid { center: ca, axes: ra, half_extents: ha },
+        CorePrimitive::Cuboid { center: cb, axes: rb, half_extents: hb },
+    ) = (a, b)
+    else {
+        return None;
+    };
+    let t = cb - ca;
+    let size = t.norm() + ha.x + ha.y + ha.z + hb.x + hb.y + hb.z;
+    let scale = max(max_abs(ca), max_abs(cb)) + ha.x + ha.y + ha.z + hb.x + hb.y + hb.z;
+    // Overlap along the unit axis `l`, and the axis oriented from A to B.
+    let overlap = |l: &Vec3<R>| {
+        let along = t.dot(l);
+        let n = if along < R::ZERO { -l } else { *l };
+        (reach(ra, ha, l) + reach(rb, hb, l) - along.abs(), n)
+    };
+    // Each box's axes.
+    let axes = |r: &Mat3<R>| [r.column(0).into_owned(), r.column(1).into_owned(), r.column(2).into_owned()];
+    let (axes_a, axes_b) = (axes(ra), axes(rb));
+    let mut best: Option<(R, Vec3<R>)> = None;
+    let mut tilt = R::ZERO;
+    let consider = |depth: R, n: Vec3<R>, best: &mut Option<(R, Vec3<R>)>| {
+        if best.is_none_or(|(d, _)| depth < d) {
+            *best = Some((depth, n));
+        }
+    };
+    for (u, w) in axes_a.iter().zip(axes_b.iter()) {
+        let (d, n) = overlap(u);
+        consider(d, n, &mut best);
+        let (d, n) = overlap(w);
+        consider(d, n, &mut best);
+    }
+    for u in &axes_a {
+        for w in &axes_b {
+            let c = u.cross(&w);
+            let len = norm(&c);
+            if len > R::EPSILON {
+                let (d, n) = overlap(&(c * (R::ONE / len)));
+                tilt = max(tilt, R::EPSILON / len);
+                consider(d, n, &mut best);
+            }
+        }
+    }
+    let (depth, n) = best?;
+    let rounding = R::lit(16.0) * R::EPSILON * scale;
+    let lower = depth - tilt * R::lit(4.0) * size - rounding;
+    if !(depth > R::ZERO) || !depth.finite() || !(depth - lower <= max(tolerance * scale, rounding * R::lit(2.0))) {
+        return None;
+    }
+    // Deepest points: A's feature farthest along n (a vertex, an edge or a
+    // face: flat within the tolerance) and B's farthest along −n, moved by
+    // depth·n, meet on the CSO facet; alternating projections between the
+    // two (boxes with some zero extents) find a common point.
+    let eps = max(tolerance * scale, rounding);
+    let (fa, ha_flat) = feature(ca, ra, ha, &n, eps);
+    let (fb, hb_flat) = feature(cb, rb, hb, &-n, eps);
+    let shift = n * depth;
+    let mut pa = fa;
+    for _ in 0..FEATURE_PROJECTIONS {
+        let pb = point_in_box(&(pa - shift), &fb, rb, &hb_flat);
+        pa = point_in_box(&(pb + shift), &fa, ra, &ha_flat);
+    }
+    let pb = pa - shift;
+    if !(norm(&(point_in_box(&pb, &fb, rb, &hb_flat) - pb)) <= eps) {
+        return None;
+    }
+    let (point_a, point_b) = (pa, pb);
+    Some(Penetration {
+        depth,
+        bounds: Bounds { lower: max(lower, R::ZERO), upper: depth + rounding },
+        witness: Witness { point_a: Pt3::from(point_a), point_b: Pt3::from(point_b), normal: n },
+    })
+}
+
+/// Rounds of alternating projection that find the deepest points of two
+/// box features: one when either is a vertex (the generic case), a few for
+/// an edge across an edge or a face on a face.
+const FEATURE_PROJECTIONS: usize = 4;
+
+/// The feature of a box farthest along `dir`, as a box with zero extents
+/// where the feature is not flat: centre and half-extents (in the box's
+/// axes). An axis is flat when the box's extent along it moves the support
+/// value by at most `eps`.
+fn feature<R: Real>(c: &Vec3<R>, r: &Mat3<R>, h: &Vec3<R>, dir: &Vec3<R>, eps: R) -> (Vec3<R>, Vec3<R>) {
+    let local = r.tr_mul(dir);
+    let pick = |x: R, hx: R| {
+        if (x.abs() * (hx + hx)) <= eps {
+            (R::ZERO, hx)
+        } else if x < R::ZERO {
+            (-hx, R::ZERO)
+        } else {
+            (hx, R::ZERO)
+        }
+    };
+    let ((ox, fx), (oy, fy), (oz, fz)) = (pick(local.x, h.x), pick(local.y, h.y), pick(local.z, h.z));
+    (c + r * Vec3::new(ox, oy, oz), Vec3::new(fx, fy, fz))
 }

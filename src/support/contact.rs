@@ -36,6 +36,10 @@ use crate::shape::{Core, Cso, Relative, SupportMap};
 /// bounds that rounding leaves further apart than the tolerance, go to GJK
 /// (then EPA). The warm start then records one iteration.
 ///
+/// **Boxes.** Overlapping boxes (the bodies, or the cores of rounded
+/// boxes) take the separating-axis depth over their fifteen axes instead
+/// of EPA: exact, certified, deepest points on both surfaces.
+///
 /// Otherwise GJK runs on the bodies; a separation is returned as is, an
 /// intersection is handed to EPA, and an undetermined GJK answer passes
 /// through with its bounds turned into signed-distance bounds (GJK's upper
@@ -285,10 +289,21 @@ where
     A: SupportMap<R> + ?Sized,
     B: SupportMap<R> + ?Sized,
 {
+    let depth_budget = depth_budget(budget);
+    let origin = Pt3::origin();
+    if let (Some(pa), Some(pb)) = (a.core_primitive_from(&origin), b.core_primitive_from(&origin)) {
+        // Two boxes (the bodies, or the cores of rounded ones): the
+        // separating-axis depth, exact, instead of EPA's iterations.
+        if let Some(mut p) = closed_form::box_penetration(&pa, &pb, depth_budget.tolerance) {
+            cache.direction = -p.witness.normal;
+            p.witness.to_world(to_world);
+            return Proximity::Penetrating(p);
+        }
+    }
     let mut cso = Cso::new(a, b);
     cso.hint_a = cache.hint_a;
     cso.hint_b = cache.hint_b;
-    let mut out = epa.run(&mut cso, simplex, &depth_budget(budget));
+    let mut out = epa.run(&mut cso, simplex, &depth_budget);
     cache.hint_a = cso.hint_a;
     cache.hint_b = cso.hint_b;
     if let Proximity::Penetrating(p) = &mut out {

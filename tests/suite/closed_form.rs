@@ -340,3 +340,89 @@ fn capsules_against_boxes_equal_the_segment_box_distance() {
     }
     assert!(closed > 800, "{closed} closed-form answers");
 }
+
+/// Half-width of a box along the unit `l`: `Σ hᵢ |l · axisᵢ|`.
+fn box_reach(pose: &Pose<f64>, half: &Vector3<f64>, l: &Vector3<f64>) -> f64 {
+    let local = pose.rotation.inverse_transform_vector(l);
+    half.x * local.x.abs() + half.y * local.y.abs() + half.z * local.z.abs()
+}
+
+/// Penetrating box pairs, random sizes and orientations, in f64 and f32,
+/// against three independent checks: EPA run directly on the pair (its
+/// certified bounds hold the depth), the overlap along 2 000 random
+/// directions (none below the depth), and the translation itself: B moved
+/// by `(depth + δ)·n` is apart by GJK, by `(depth − δ)·n` still overlapping.
+#[test]
+fn penetrating_boxes_take_the_separating_axis_depth() {
+    let mut g = rng(76);
+    let mut checked = 0;
+    for case in 0..400 {
+        let ha = Vector3::new(g.random_range(0.05..0.5), g.random_range(0.05..0.5), g.random_range(0.02..0.5));
+        let hb = Vector3::new(g.random_range(0.05..0.5), g.random_range(0.05..0.5), g.random_range(0.02..0.5));
+        let pa = Pose::from_parts(Translation3::new(0.3, -0.2, 0.1), rotation(&mut g));
+        // Every fourth pair with parallel edges (B turned about A's z only).
+        let rb = if case % 4 == 0 {
+            pa.rotation * Rotation3::from_axis_angle(&Vector3::z_axis(), g.random_range(0.0..1.5))
+        } else {
+            rotation(&mut g)
+        };
+        let offset = rotation(&mut g) * Vector3::new(g.random_range(0.0..0.6), 0.0, 0.0);
+        let pb = Pose::from_parts(Translation3::from(pa.translation.vector + offset), rb);
+        let (a, b) = (Placed::new(Cuboid::new(ha).unwrap(), pa), Placed::new(Cuboid::new(hb).unwrap(), pb));
+        let mut cache = GjkWarmStart::default();
+        let Proximity::Penetrating(p) = contact(&a, &b, &Budget::default(), &mut cache) else { continue };
+        checked += 1;
+        let (depth, n) = (p.depth, p.witness.normal);
+        assert!(p.bounds.lower <= depth && depth <= p.bounds.upper && p.bounds.gap() <= 1e-9, "case {case}: {p:?}");
+        // EPA, run directly from GJK's simplex.
+        let mut c2 = GjkWarmStart::default();
+        if let GjkOutcome::Penetrating(simplex) = gjk::intersect(&a, &b, &Budget::default(), &mut c2) {
+            if let Proximity::Penetrating(e) = epa::penetration(&a, &b, &simplex, &Budget::new(200, 1e-10)) {
+                assert!(
+                    e.bounds.lower <= depth + 1e-9 && depth <= e.bounds.upper + 1e-9,
+                    "case {case}: {depth} vs EPA {e:?}"
+                );
+            }
+        }
+        // No direction overlaps less.
+        let t = pb.translation.vector - pa.translation.vector;
+        for _ in 0..2000 {
+            let l = crate::common::unit_vector(&mut g);
+            let overlap = box_reach(&pa, &ha, &l) + box_reach(&pb, &hb, &l) - t.dot(&l).abs();
+            assert!(overlap >= depth - 1e-12, "case {case}: {overlap} < {depth}");
+        }
+        // The translation separates, and no less does.
+        let moved = |s: f64| {
+            let p = Pose::from_parts(Translation3::from(pb.translation.vector + n * s), rb);
+            Placed::new(Cuboid::new(hb).unwrap(), p)
+        };
+        let apart = gjk::distance(&a, &moved(depth + 1e-6), &Budget::default(), &mut GjkWarmStart::default());
+        assert!(matches!(apart, GjkOutcome::Separated(_)), "case {case}: not apart after the translation");
+        let still = gjk::intersect(&a, &moved(depth - 1e-6), &Budget::default(), &mut GjkWarmStart::default());
+        assert!(matches!(still, GjkOutcome::Penetrating(_)), "case {case}: apart before the translation");
+        // Witnesses: point_a − point_b = depth · n, each on its box's surface.
+        let on_surface = |pose: &Pose<f64>, half: &Vector3<f64>, q: &Point3<f64>| {
+            let x = pose.inverse_transform_point(q).coords;
+            let outside = x.zip_map(half, |x, h| (x.abs() - h).max(0.0)).norm();
+            let inside = (0..3).map(|i| half[i] - x[i].abs()).fold(f64::INFINITY, f64::min);
+            outside.max(inside.max(0.0))
+        };
+        assert!(((p.witness.point_a - p.witness.point_b) - n * depth).norm() <= 1e-9, "case {case}: witness");
+        // Within EPA's stage tolerance (`DEPTH_TOLERANCE` of the pair's size):
+        // a near-flat feature counts as flat.
+        assert!(on_surface(&pb, &hb, &p.witness.point_b) <= 2e-6, "case {case}: point_b off B's surface");
+        assert!(on_surface(&pa, &ha, &p.witness.point_a) <= 2e-6, "case {case}: point_a off A's surface");
+        assert!(cache.iterations > 0);
+        // f32: the same pair, within f32 rounding.
+        let (a32, b32) = (
+            Placed::new(Cuboid::new(ha.map(|x| x as f32)).unwrap(), crate::common::pose_f32(&pa)),
+            Placed::new(Cuboid::new(hb.map(|x| x as f32)).unwrap(), crate::common::pose_f32(&pb)),
+        );
+        if let Proximity::Penetrating(q) = contact(&a32, &b32, &Budget::default(), &mut GjkWarmStart::default()) {
+            assert!((f64::from(q.depth) - depth).abs() <= 2e-5, "case {case} f32: {} vs {depth}", q.depth);
+        } else if depth > 1e-4 {
+            panic!("case {case}: f32 not penetrating at depth {depth}");
+        }
+    }
+    assert!(checked > 200, "{checked} penetrating pairs");
+}
