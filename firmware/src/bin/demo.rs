@@ -128,6 +128,10 @@ fn run() -> bool {
         cell::BUDGET_ITERATIONS
     );
     defmt::println!(
+        "scene memory: {=usize} bytes (bodies, pairs with their warm starts, one EPA workspace; a static on a real controller)",
+        core::mem::size_of::<cell::CellScene>()
+    );
+    defmt::println!(
         "min distance: the smallest certified lower bound of the tick (its pair; the closed form); instr: instructions of the tick (9 x set_pose + Scene::tick) on QEMU; us: their time at {=u32} MHz if each took one cycle, an estimate",
         MHZ
     );
