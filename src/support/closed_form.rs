@@ -286,7 +286,7 @@ pub(crate) fn box_penetration<R: Real>(
     }
     for u in &axes_a {
         for w in &axes_b {
-            let c = u.cross(&w);
+            let c = u.cross(w);
             let len = norm(&c);
             if len > R::EPSILON {
                 let (d, n) = overlap(&(c * (R::ONE / len)));
