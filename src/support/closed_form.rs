@@ -260,7 +260,7 @@ pub(crate) fn box_penetration<R: Real>(
         return None;
     };
     let t = cb - ca;
-    let size = t.norm() + ha.x + ha.y + ha.z + hb.x + hb.y + hb.z;
+    let size = norm(&t) + ha.x + ha.y + ha.z + hb.x + hb.y + hb.z;
     let scale = max(max_abs(ca), max_abs(cb)) + ha.x + ha.y + ha.z + hb.x + hb.y + hb.z;
     // Overlap along the unit axis `l`, and the axis oriented from A to B.
     let overlap = |l: &Vec3<R>| {
