@@ -62,6 +62,40 @@ pub(crate) fn core_gap<R: Real>(a: &CorePrimitive<R>, b: &CorePrimitive<R>, tole
     })
 }
 
+/// The gap the plane normal to `toward_b` certifies between the two cores
+/// (the least `n·x` over B minus the greatest over A, `n` the unit
+/// `toward_b`), when it exceeds both `threshold` and the rounding of the
+/// support values: the cores are then farther apart than `threshold`
+/// without computing their closest points. Returns the certified bounds;
+/// the upper one is the distance of two points of the cores.
+pub(crate) fn plane_clears<R: Real>(
+    a: &CorePrimitive<R>,
+    b: &CorePrimitive<R>,
+    toward_b: &Vec3<R>,
+    threshold: R,
+) -> Option<Bounds<R>> {
+    let len = norm(toward_b);
+    if !(len > R::ZERO) {
+        return None;
+    }
+    let n = toward_b * (R::ONE / len);
+    let lower = lowest(b, &n) - highest(a, &n);
+    let floor = R::lit(16.0) * R::EPSILON * max(extent(a), extent(b));
+    if !(lower > threshold && lower > floor) {
+        return None;
+    }
+    let upper = norm(&(anchor(b) - anchor(a)));
+    Some(Bounds { lower: min(lower, upper), upper })
+}
+
+/// A point of the primitive (its first point, a box's centre).
+fn anchor<R: Real>(c: &CorePrimitive<R>) -> Vec3<R> {
+    match c {
+        CorePrimitive::Point(p) | CorePrimitive::Segment(p, _) => *p,
+        CorePrimitive::Cuboid { center, .. } => *center,
+    }
+}
+
 /// Closest points of the two primitives, where there is a closed form.
 fn closest_points<R: Real>(a: &CorePrimitive<R>, b: &CorePrimitive<R>) -> Option<(Vec3<R>, Vec3<R>)> {
     use CorePrimitive::{Cuboid, Point, Segment};

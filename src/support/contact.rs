@@ -391,6 +391,33 @@ where
     Some(gap)
 }
 
+/// The cores certified farther apart than `threshold` by the plane normal
+/// to the warm start's direction ([`closed_form::plane_clears`]), when both
+/// are closed-form primitives; the cache then records one iteration.
+#[inline]
+fn warm_plane_clears<R, A, B>(
+    a: &A,
+    b: &B,
+    threshold: R,
+    budget: &Budget<R>,
+    cache: &mut GjkWarmStart<R>,
+) -> Option<Bounds<R>>
+where
+    R: Real,
+    A: SupportMap<R> + ?Sized,
+    B: SupportMap<R> + ?Sized,
+{
+    if !budget.is_valid() || budget.max_iterations == 0 || cache.direction == Vec3::zeros() {
+        return None;
+    }
+    let origin = Pt3::origin();
+    let (pa, pb) = (a.core_primitive_from(&origin)?, b.core_primitive_from(&origin)?);
+    // The cache keeps `a − b`: B lies along its opposite.
+    let bounds = closed_form::plane_clears(&pa, &pb, &-cache.direction, threshold)?;
+    cache.iterations = 1;
+    Some(bounds)
+}
+
 /// A separation of the cores (distance `d`, certificate `[lo, hi]`) as the
 /// bodies' answer: signed distance `d − m`; apart when `lo > m`, touching
 /// or overlapping when `hi − m` is within the tolerance at `scale` (depth
@@ -448,7 +475,10 @@ fn swept<R: Real>(core: &Witness<R>, ma: R, mb: R, to_world: &Vec3<R>) -> Witnes
 /// stops as soon as the certified bounds decide, without converging the
 /// distance, and never needs EPA: overlapping bodies are
 /// [`Threshold::Within`] with no depth. Warm-started from `cache` as
-/// [`contact`] (the two queries can share one cache per pair).
+/// [`contact`] (the two queries can share one cache per pair). Cores with a
+/// closed form (see [`contact`]) are first tested against the plane normal
+/// to the warm start's direction, then by their closest points; GJK is not
+/// run for them.
 ///
 /// ```
 /// use narrowphase::prelude::*;
@@ -477,9 +507,20 @@ where
     }
     let shift = |bounds: Bounds<R>| Bounds { lower: bounds.lower - m, upper: bounds.upper - m };
     // A non-finite threshold is GJK's to refuse.
-    if let Some(gap) = threshold.finite().then(|| closed_form_gap(a, b, budget, cache)).flatten() {
-        let bounds = shift(gap.bounds);
-        return if bounds.lower > threshold { Threshold::Clear { bounds } } else { Threshold::Within { bounds } };
+    if threshold.finite() {
+        // Closed-form cores: first the plane of the last answer (a warm
+        // start usually clears a clear pair with it, as GJK's first
+        // iteration would), then the closest points.
+        if let Some(bounds) = warm_plane_clears(a, b, threshold + m, budget, cache) {
+            let bounds = shift(bounds);
+            if bounds.lower > threshold {
+                return Threshold::Clear { bounds };
+            }
+        }
+        if let Some(gap) = closed_form_gap(a, b, budget, cache) {
+            let bounds = shift(gap.bounds);
+            return if bounds.lower > threshold { Threshold::Clear { bounds } } else { Threshold::Within { bounds } };
+        }
     }
     match gjk::run_threshold(&Core(a), &Core(b), threshold + m, budget, cache) {
         // Clear only when the shifted bound still clears the threshold: the

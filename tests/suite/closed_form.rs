@@ -241,7 +241,8 @@ fn closed_form_agrees_with_gjk_on_the_cores() {
 }
 
 /// `clearance` in closed form: clear exactly when the distance exceeds the
-/// threshold (up to rounding), never clear below it.
+/// threshold (up to rounding), never clear below it, cold or warm-started
+/// from any direction.
 #[test]
 fn clearance_in_closed_form_is_never_clear_below_the_threshold() {
     let mut g = rng(74);
@@ -268,6 +269,14 @@ fn clearance_in_closed_form_is_never_clear_below_the_threshold() {
         }
         if (truth - threshold).abs() > 1e-9 {
             assert!(!matches!(t, Threshold::Undetermined { .. }), "case {case}: undecided {truth} vs {threshold}");
+        }
+        // A warm start from anywhere (a stale direction, or one that points
+        // the wrong way): its separating plane clears only what is clear.
+        let mut warm = GjkWarmStart { direction: crate::common::unit_vector(&mut g), ..Default::default() };
+        let t = clearance(&*body(&a), &*body(&b), threshold, &Budget::default(), &mut warm);
+        if let Threshold::Clear { bounds } = t {
+            assert!(truth > threshold - 1e-12 && bounds.lower > threshold, "case {case}: warm clear below");
+            assert!(bounds.lower <= truth + 1e-12 && truth <= bounds.upper + 1e-12, "case {case}: warm bounds");
         }
     }
 }
