@@ -8,7 +8,7 @@
 //! otherwise (overlapping or touching cores, a pair with no closed form).
 
 use crate::math::{max, max_abs, min, norm, Mat3, Pt3, Real, Vec3};
-use crate::query::{Bounds, Penetration, Separation, Witness};
+use crate::query::{Bounds, Budget, Penetration, Proximity, Separation, Undetermined, Witness};
 use crate::shape::CorePrimitive;
 
 /// Two cores' closest points and the certified bounds on their distance,
@@ -382,4 +382,50 @@ fn feature<R: Real>(c: &Vec3<R>, r: &Mat3<R>, h: &Vec3<R>, dir: &Vec3<R>, eps: R
     };
     let ((ox, fx), (oy, fy), (oz, fz)) = (pick(local.x, h.x), pick(local.y, h.y), pick(local.z, h.z));
     (c + r * Vec3::new(ox, oy, oz), Vec3::new(fx, fy, fz))
+}
+
+/// A separation of the cores (distance `d`, certificate `[lo, hi]`) as the
+/// bodies' answer: signed distance `d − m`; apart when `lo > m`, touching
+/// or overlapping when `hi − m` is within the tolerance at `scale` (depth
+/// `m − d`, clamped at 0), else undetermined.
+pub(crate) fn with_margins<R: Real>(
+    s: &Separation<R>,
+    scale: R,
+    ma: R,
+    mb: R,
+    budget: &Budget<R>,
+    to_world: &Vec3<R>,
+) -> Proximity<R> {
+    let m = ma + mb;
+    let witness = swept(&s.witness, ma, mb, to_world);
+    let (lo, hi) = (s.bounds.lower - m, s.bounds.upper - m);
+    if lo > R::ZERO {
+        Proximity::Separated(Separation { distance: s.distance - m, bounds: Bounds { lower: lo, upper: hi }, witness })
+    } else if hi <= budget.tolerance * scale {
+        // Overlapping, or touching within the tolerance (GJK's
+        // contract): depth m − d, clamped at 0.
+        Proximity::Penetrating(Penetration {
+            depth: max(m - s.distance, R::ZERO),
+            bounds: Bounds { lower: max(-hi, R::ZERO), upper: max(-lo, R::ZERO) },
+            witness,
+        })
+    } else {
+        // A stalled core GJK whose bounds straddle the margins: the
+        // signed distance may be either sign (a capsule of aspect
+        // 1e7 must not be answered `Penetrating` where GJK on the
+        // whole bodies certifies a gap).
+        Proximity::Undetermined { reason: Undetermined::Degenerate, bounds: Bounds { lower: lo, upper: hi } }
+    }
+}
+
+/// The witness of the cores moved out to the bodies' surfaces: A's point
+/// by its margin along the normal (towards B), B's by its margin against
+/// it, for a separation and a penetration alike; then by `to_world`.
+pub(crate) fn swept<R: Real>(core: &Witness<R>, ma: R, mb: R, to_world: &Vec3<R>) -> Witness<R> {
+    let n = core.normal;
+    Witness {
+        point_a: Pt3::from(core.point_a.coords + (n * ma + to_world)),
+        point_b: Pt3::from(core.point_b.coords - (n * mb - to_world)),
+        normal: n,
+    }
 }

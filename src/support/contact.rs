@@ -1,13 +1,13 @@
 //! Contact query: GJK for the distance, EPA for the penetration when the
 //! bodies overlap — one three-valued [`Proximity`] answer.
 
-use super::closed_form::{self, CoreGap};
+use super::closed_form;
 use super::epa::{DefaultEpa, Epa, WideEpa};
 use super::frame::ToWorld;
 use super::gjk::{self, GjkOutcome, GjkWarmStart};
 use super::Simplex;
 use crate::math::{max, max_abs, Pt3, Real, Vec3};
-use crate::query::{Bounds, Budget, Penetration, Proximity, Separation, Threshold, Undetermined, Witness};
+use crate::query::{Bounds, Budget, Penetration, Proximity, Threshold, Undetermined};
 use crate::shape::{Core, Cso, Relative, SupportMap};
 
 /// Signed distance, witness points and normal of `a` and `b`.
@@ -338,22 +338,22 @@ where
 {
     let (ma, mb) = (a.margin(), b.margin());
     let m = ma + mb;
-    if let Some(gap) = closed_form_gap(a, b, budget, cache) {
-        return with_margins(&gap.separation(), max(gap.scale, m), ma, mb, budget, to_world);
+    if let Some(gap) = gjk::closed_form_gap(a, b, budget, cache) {
+        return closed_form::with_margins(&gap.separation(), max(gap.scale, m), ma, mb, budget, to_world);
     }
     let (core_a, core_b) = (Core(a), Core(b));
     match gjk::run(&core_a, &core_b, budget, cache, false, &Vec3::zeros()) {
         GjkOutcome::Separated(s) => {
             // GJK's tolerance at the problem's scale: "touching" below it.
             let scale = max(max(max_abs(&s.witness.point_a.coords), max_abs(&s.witness.point_b.coords)), m);
-            with_margins(&s, scale, ma, mb, budget, to_world)
+            closed_form::with_margins(&s, scale, ma, mb, budget, to_world)
         }
         GjkOutcome::Penetrating(simplex) => {
             match penetration(&core_a, &core_b, &simplex, budget, cache, epa, to_world) {
                 Proximity::Penetrating(p) => Proximity::Penetrating(Penetration {
                     depth: p.depth + m,
                     bounds: Bounds { lower: p.bounds.lower + m, upper: p.bounds.upper + m },
-                    witness: swept(&p.witness, ma, mb, &Vec3::zeros()),
+                    witness: closed_form::swept(&p.witness, ma, mb, &Vec3::zeros()),
                 }),
                 Proximity::Undetermined { reason, bounds } => Proximity::Undetermined {
                     reason,
@@ -369,116 +369,17 @@ where
     }
 }
 
-/// The closed-form gap of the two cores ([`closed_form::core_gap`]) when
-/// both are primitives with one and it certifies them apart; the cache then
-/// records one iteration and the direction GJK would have kept.
-#[inline]
-fn closed_form_gap<R, A, B>(a: &A, b: &B, budget: &Budget<R>, cache: &mut GjkWarmStart<R>) -> Option<CoreGap<R>>
-where
-    R: Real,
-    A: SupportMap<R> + ?Sized,
-    B: SupportMap<R> + ?Sized,
-{
-    let origin = Pt3::origin();
-    let (pa, pb) = (a.core_primitive_from(&origin)?, b.core_primitive_from(&origin)?);
-    // An invalid budget, or one that allows no work, is GJK's to refuse.
-    if !budget.is_valid() || budget.max_iterations == 0 {
-        return None;
-    }
-    let gap = closed_form::core_gap(&pa, &pb, budget.tolerance)?;
-    cache.direction = gap.witness.point_a - gap.witness.point_b;
-    cache.iterations = 1;
-    Some(gap)
-}
-
-/// The cores certified farther apart than `threshold` by the plane normal
-/// to the warm start's direction ([`closed_form::plane_clears`]), when both
-/// are closed-form primitives; the cache then records one iteration.
-#[inline]
-fn warm_plane_clears<R, A, B>(
-    a: &A,
-    b: &B,
-    threshold: R,
-    budget: &Budget<R>,
-    cache: &mut GjkWarmStart<R>,
-) -> Option<Bounds<R>>
-where
-    R: Real,
-    A: SupportMap<R> + ?Sized,
-    B: SupportMap<R> + ?Sized,
-{
-    if !budget.is_valid() || budget.max_iterations == 0 || cache.direction == Vec3::zeros() {
-        return None;
-    }
-    let origin = Pt3::origin();
-    let (pa, pb) = (a.core_primitive_from(&origin)?, b.core_primitive_from(&origin)?);
-    // The cache keeps `a − b`: B lies along its opposite.
-    let bounds = closed_form::plane_clears(&pa, &pb, &-cache.direction, threshold)?;
-    cache.iterations = 1;
-    Some(bounds)
-}
-
-/// A separation of the cores (distance `d`, certificate `[lo, hi]`) as the
-/// bodies' answer: signed distance `d − m`; apart when `lo > m`, touching
-/// or overlapping when `hi − m` is within the tolerance at `scale` (depth
-/// `m − d`, clamped at 0), else undetermined.
-fn with_margins<R: Real>(
-    s: &Separation<R>,
-    scale: R,
-    ma: R,
-    mb: R,
-    budget: &Budget<R>,
-    to_world: &Vec3<R>,
-) -> Proximity<R> {
-    let m = ma + mb;
-    let witness = swept(&s.witness, ma, mb, to_world);
-    let (lo, hi) = (s.bounds.lower - m, s.bounds.upper - m);
-    if lo > R::ZERO {
-        Proximity::Separated(Separation { distance: s.distance - m, bounds: Bounds { lower: lo, upper: hi }, witness })
-    } else if hi <= budget.tolerance * scale {
-        // Overlapping, or touching within the tolerance (GJK's
-        // contract): depth m − d, clamped at 0.
-        Proximity::Penetrating(Penetration {
-            depth: max(m - s.distance, R::ZERO),
-            bounds: Bounds { lower: max(-hi, R::ZERO), upper: max(-lo, R::ZERO) },
-            witness,
-        })
-    } else {
-        // A stalled core GJK whose bounds straddle the margins: the
-        // signed distance may be either sign (a capsule of aspect
-        // 1e7 must not be answered `Penetrating` where GJK on the
-        // whole bodies certifies a gap).
-        Proximity::Undetermined { reason: Undetermined::Degenerate, bounds: Bounds { lower: lo, upper: hi } }
-    }
-}
-
-/// The witness of the cores moved out to the bodies' surfaces: A's point
-/// by its margin along the normal (towards B), B's by its margin against
-/// it, for a separation and a penetration alike; then by `to_world`.
-fn swept<R: Real>(core: &Witness<R>, ma: R, mb: R, to_world: &Vec3<R>) -> Witness<R> {
-    let n = core.normal;
-    Witness {
-        point_a: Pt3::from(core.point_a.coords + (n * ma + to_world)),
-        point_b: Pt3::from(core.point_b.coords - (n * mb - to_world)),
-        normal: n,
-    }
-}
-
 /// Threshold query on any convex pair: is the signed distance of `a` and
 /// `b` below `threshold`? See [`Threshold`] for the three answers.
 ///
-/// Sphere-swept bodies (margins `m = m_A + m_B > 0`, see [`contact`]) are
-/// decided on their cores against `threshold + m`: the signed distance is
-/// `d(cores) − m` exactly, so the answer and its bounds carry over with
-/// `m` subtracted, and GJK never meets a round surface. Other bodies run
-/// [`gjk::distance_below`]'s loop on the bodies. Either way the query
-/// stops as soon as the certified bounds decide, without converging the
-/// distance, and never needs EPA: overlapping bodies are
-/// [`Threshold::Within`] with no depth. Warm-started from `cache` as
-/// [`contact`] (the two queries can share one cache per pair). Cores with a
-/// closed form (see [`contact`]) are first tested against the plane normal
-/// to the warm start's direction, then by their closest points; GJK is not
-/// run for them.
+/// The query is [`gjk::distance_below`], here beside [`contact`] because
+/// the two share one cache per pair: a controller asks `clearance` on most
+/// ticks and `contact` for the pairs within their margin. Sphere-swept
+/// bodies (margins `m = m_A + m_B > 0`) are decided on their cores against
+/// `threshold + m`, closed-form cores without iterating; other bodies run
+/// GJK on the bodies. Either way the query stops as soon as the certified
+/// bounds decide, without converging the distance, and never needs EPA:
+/// overlapping bodies are [`Threshold::Within`] with no depth.
 ///
 /// ```
 /// use narrowphase::prelude::*;
@@ -499,35 +400,5 @@ where
     A: SupportMap<R> + ?Sized,
     B: SupportMap<R> + ?Sized,
 {
-    let origin = a.center();
-    let (a, b) = (&Relative::new(a, origin), &Relative::new(b, origin));
-    let m = a.margin() + b.margin();
-    if !(m > R::ZERO) {
-        return gjk::run_threshold(a, b, threshold, budget, cache);
-    }
-    let shift = |bounds: Bounds<R>| Bounds { lower: bounds.lower - m, upper: bounds.upper - m };
-    // A non-finite threshold is GJK's to refuse.
-    if threshold.finite() {
-        // Closed-form cores: first the plane of the last answer (a warm
-        // start usually clears a clear pair with it, as GJK's first
-        // iteration would), then the closest points.
-        if let Some(bounds) = warm_plane_clears(a, b, threshold + m, budget, cache) {
-            let bounds = shift(bounds);
-            if bounds.lower > threshold {
-                return Threshold::Clear { bounds };
-            }
-        }
-        if let Some(gap) = closed_form_gap(a, b, budget, cache) {
-            let bounds = shift(gap.bounds);
-            return if bounds.lower > threshold { Threshold::Clear { bounds } } else { Threshold::Within { bounds } };
-        }
-    }
-    match gjk::run_threshold(&Core(a), &Core(b), threshold + m, budget, cache) {
-        // Clear only when the shifted bound still clears the threshold: the
-        // rounding of `threshold + m` may have let the cores' test pass by an ulp.
-        Threshold::Clear { bounds } if bounds.lower - m > threshold => Threshold::Clear { bounds: shift(bounds) },
-        Threshold::Clear { bounds } => Threshold::Within { bounds: shift(bounds) },
-        Threshold::Within { bounds } => Threshold::Within { bounds: shift(bounds) },
-        Threshold::Undetermined { reason, bounds } => Threshold::Undetermined { reason, bounds: shift(bounds) },
-    }
+    gjk::distance_below(a, b, threshold, budget, cache)
 }

@@ -15,10 +15,11 @@
 //! [`GjkOutcome::Undetermined`], never a separation. Every loop test is
 //! written so that a NaN stops the loop (`!(x > y)` forms).
 
+use super::closed_form::{self, CoreGap};
 use super::simplex::Simplex;
 use crate::math::{max, max_abs, norm, Pt3, Real, Vec3};
-use crate::query::{Bounds, Budget, Separation, Threshold, Undetermined, Witness};
-use crate::shape::{Cso, Relative, SupportMap, SupportWarmStart};
+use crate::query::{Bounds, Budget, Proximity, Separation, Threshold, Undetermined, Witness};
+use crate::shape::{Core, Cso, CsoPoint, Relative, SupportMap, SupportWarmStart};
 
 /// Caller-owned warm-start state for temporally coherent queries (one per
 /// pair of bodies), and the statistics of the last run.
@@ -85,6 +86,20 @@ impl<R: Real> GjkOutcome<R> {
 /// the hints and the iteration count. Use a fresh [`GjkWarmStart::default`] for a
 /// cold start.
 ///
+/// **Sphere-swept bodies** (spheres, capsules, [`Rounded`](crate::shape::Rounded)
+/// shapes: margins `m = m_A + m_B > 0`, see [`SupportMap::margin`]) are
+/// measured on their cores, as in [`contact`](super::contact::contact):
+/// the distance is `d(cores) − m` exactly, and GJK never meets a round
+/// surface (on a capsule it would converge only linearly). Cores that are
+/// closed-form primitives ([`SupportMap::core_primitive_from`]: points,
+/// segments, boxes) take no iteration at all (the cache records one).
+/// Bodies that touch or overlap while their cores are apart get
+/// [`GjkOutcome::Penetrating`] with four CSO points around the origin (the
+/// cores' closest CSO point moved by the margins along the normal and
+/// across it), from which [`super::epa`] starts as from GJK's simplex.
+/// Overlapping cores, and cores whose bounds straddle the margins, run GJK
+/// on the bodies as any other pair.
+///
 /// ```
 /// use narrowphase::prelude::*;
 /// use nalgebra::{Translation3, Vector3};
@@ -104,13 +119,20 @@ where
     B: SupportMap<R> + ?Sized,
 {
     let origin = a.center();
-    run(&Relative::new(a, origin), &Relative::new(b, origin), budget, cache, false, &origin.coords)
+    let (a, b) = (&Relative::new(a, origin), &Relative::new(b, origin));
+    if a.margin() + b.margin() > R::ZERO {
+        if let Some(outcome) = on_cores(a, b, budget, cache, &origin.coords) {
+            return outcome;
+        }
+    }
+    run(a, b, budget, cache, false, &origin.coords)
 }
 
 /// Boolean intersection test: like [`distance`] but stops as soon as a
 /// separating plane is found (`v · w > 0`). A [`GjkOutcome::Separated`]
 /// answer then carries valid bounds (`lower > 0`) but its `distance` is only
-/// the upper bound reached, not the converged distance.
+/// the upper bound reached, not the converged distance (on closed-form pairs,
+/// see [`distance`], it is the distance itself).
 ///
 /// ```
 /// use narrowphase::prelude::*;
@@ -128,7 +150,13 @@ where
     B: SupportMap<R> + ?Sized,
 {
     let origin = a.center();
-    run(&Relative::new(a, origin), &Relative::new(b, origin), budget, cache, true, &origin.coords)
+    let (a, b) = (&Relative::new(a, origin), &Relative::new(b, origin));
+    if a.margin() + b.margin() > R::ZERO {
+        if let Some(outcome) = on_cores(a, b, budget, cache, &origin.coords) {
+            return outcome;
+        }
+    }
+    run(a, b, budget, cache, true, &origin.coords)
 }
 
 /// GJK on `a` and `b` as given, its answer's points moved by `to_world`
@@ -155,19 +183,24 @@ where
 /// Where one GJK descent stops and what it answers. The loop
 /// ([`descend`]) is the same for every query; the distance and
 /// intersection queries answer a [`GjkOutcome`] ([`Full`]), the threshold
-/// query a [`Threshold`] ([`Below`]). Each method is called at one exit of
-/// the loop; `floor` is the rounding of a support value ([`rounding`]), the
-/// level above which a lower bound certifies anything.
+/// query a [`Threshold`] ([`Below`]). The `stops_*` tests run inside the
+/// loop; each answer method is called once, at the exit the loop took;
+/// `floor` is the rounding of a support value ([`rounding`]), the level
+/// above which a lower bound certifies anything.
 trait Rule<R: Real> {
     type Out;
+    /// Top of an iteration, `bounds.upper = |v|`: stop before the next
+    /// support query? (`eps`: the tolerance times the scale.)
+    fn stops_at_upper(&self, bounds: Bounds<R>, eps: R) -> bool;
+    /// The lower bound has just moved: stop early?
+    fn stops_at_lower(&self, bounds: Bounds<R>, floor: R) -> bool;
     /// Stopped by the input, the numbers or the iteration cap, with the
     /// distance bounds reached.
     fn undetermined(&self, reason: Undetermined, bounds: Bounds<R>, floor: R) -> Self::Out;
-    /// Top of an iteration, `bounds.upper = |v|`: stop before the next
-    /// support query? (`eps`: the tolerance times the scale.)
-    fn at_upper(&self, simplex: &mut Simplex<R>, bounds: Bounds<R>, eps: R, floor: R) -> Option<Self::Out>;
-    /// The lower bound has just moved: stop early?
-    fn at_lower(&self, simplex: &Simplex<R>, v: Vec3<R>, bounds: Bounds<R>, floor: R) -> Option<Self::Out>;
+    /// The answer where [`stops_at_upper`](Self::stops_at_upper) stopped.
+    fn at_upper(&self, simplex: &mut Simplex<R>, bounds: Bounds<R>, eps: R, floor: R) -> Self::Out;
+    /// The answer where [`stops_at_lower`](Self::stops_at_lower) stopped.
+    fn at_lower(&self, simplex: &Simplex<R>, v: Vec3<R>, bounds: Bounds<R>, floor: R) -> Self::Out;
     /// The gap closed to the tolerance, or rounding stopped the descent;
     /// `v` is the last iterate (no longer than `bounds.upper`).
     fn conclude(&self, simplex: &Simplex<R>, v: Vec3<R>, bounds: Bounds<R>, eps: R, floor: R) -> Self::Out;
@@ -183,22 +216,27 @@ struct Full<'w, R: Real> {
 
 impl<R: Real> Rule<R> for Full<'_, R> {
     type Out = GjkOutcome<R>;
+    /// The origin is within tolerance of the CSO: contact.
+    #[inline]
+    fn stops_at_upper(&self, bounds: Bounds<R>, eps: R) -> bool {
+        !(bounds.upper > eps)
+    }
+    #[inline]
+    fn stops_at_lower(&self, bounds: Bounds<R>, floor: R) -> bool {
+        self.early_exit && bounds.lower > floor
+    }
     #[inline]
     fn undetermined(&self, reason: Undetermined, bounds: Bounds<R>, _floor: R) -> GjkOutcome<R> {
         GjkOutcome::Undetermined { reason, bounds }
     }
     #[inline]
-    fn at_upper(&self, simplex: &mut Simplex<R>, bounds: Bounds<R>, eps: R, _floor: R) -> Option<GjkOutcome<R>> {
-        // The origin is within tolerance of the CSO: contact.
-        if bounds.upper > eps {
-            return None;
-        }
+    fn at_upper(&self, simplex: &mut Simplex<R>, _bounds: Bounds<R>, _eps: R, _floor: R) -> GjkOutcome<R> {
         simplex.move_by(self.to_world);
-        Some(GjkOutcome::Penetrating(*simplex))
+        GjkOutcome::Penetrating(*simplex)
     }
     #[inline]
-    fn at_lower(&self, simplex: &Simplex<R>, v: Vec3<R>, bounds: Bounds<R>, floor: R) -> Option<GjkOutcome<R>> {
-        (self.early_exit && bounds.lower > floor).then(|| separated(simplex, v, bounds, self.to_world))
+    fn at_lower(&self, simplex: &Simplex<R>, v: Vec3<R>, bounds: Bounds<R>, _floor: R) -> GjkOutcome<R> {
+        separated(simplex, v, bounds, self.to_world)
     }
     #[inline]
     fn conclude(&self, simplex: &Simplex<R>, v: Vec3<R>, bounds: Bounds<R>, eps: R, floor: R) -> GjkOutcome<R> {
@@ -228,20 +266,26 @@ impl<R: Real> Below<R> {
 
 impl<R: Real> Rule<R> for Below<R> {
     type Out = Threshold<R>;
+    /// Certified below the threshold, or touching within tolerance.
+    #[inline]
+    fn stops_at_upper(&self, bounds: Bounds<R>, eps: R) -> bool {
+        bounds.upper < self.threshold || !(bounds.upper > eps)
+    }
+    #[inline]
+    fn stops_at_lower(&self, bounds: Bounds<R>, floor: R) -> bool {
+        bounds.lower > self.threshold && bounds.lower > floor
+    }
     #[inline]
     fn undetermined(&self, reason: Undetermined, bounds: Bounds<R>, floor: R) -> Threshold<R> {
         Threshold::Undetermined { reason, bounds: Self::certified(bounds, floor) }
     }
     #[inline]
-    fn at_upper(&self, _simplex: &mut Simplex<R>, bounds: Bounds<R>, eps: R, floor: R) -> Option<Threshold<R>> {
-        // Certified below the threshold, or touching within tolerance.
-        (bounds.upper < self.threshold || !(bounds.upper > eps))
-            .then(|| Threshold::Within { bounds: Self::certified(bounds, floor) })
+    fn at_upper(&self, _simplex: &mut Simplex<R>, bounds: Bounds<R>, _eps: R, floor: R) -> Threshold<R> {
+        Threshold::Within { bounds: Self::certified(bounds, floor) }
     }
     #[inline]
-    fn at_lower(&self, _simplex: &Simplex<R>, _v: Vec3<R>, bounds: Bounds<R>, floor: R) -> Option<Threshold<R>> {
-        (bounds.lower > self.threshold && bounds.lower > floor)
-            .then(|| Threshold::Clear { bounds: Self::certified(bounds, floor) })
+    fn at_lower(&self, _simplex: &Simplex<R>, _v: Vec3<R>, bounds: Bounds<R>, floor: R) -> Threshold<R> {
+        Threshold::Clear { bounds: Self::certified(bounds, floor) }
     }
     /// Converged (or stalled) with `lower <= threshold`: within the
     /// threshold when the distance is within the tolerance of it.
@@ -300,41 +344,45 @@ where
     let mut v = first.w;
     let mut vv = v.dot(&v);
 
-    let mut outcome = None;
+    // The loop only decides where it stops; the answer is built once, after
+    // it, from the state it stopped in (built at each exit, the answer — a
+    // simplex and more — was copied out of the loop several times over on
+    // the Cortex-M4F).
+    let mut exit = Exit::Cap;
     for it in 1..=budget.max_iterations {
         cache.iterations = it;
         let eps = tolerance * scale;
         bounds.upper = Real::sqrt(vv);
         if !bounds.upper.finite() {
-            outcome = Some(rule.undetermined(Undetermined::NonFinite, Bounds::unknown(), rounding(scale)));
+            exit = Exit::NonFiniteDistance;
             break;
         }
-        if let Some(o) = rule.at_upper(&mut simplex, bounds, eps, rounding(scale)) {
-            outcome = Some(o);
+        if rule.stops_at_upper(bounds, eps) {
+            exit = Exit::Upper;
             break;
         }
         let p = cso.support_point(&-v);
         if !p.is_finite() {
-            outcome = Some(rule.undetermined(Undetermined::NonFinite, bounds, rounding(scale)));
+            exit = Exit::NonFiniteSupport;
             break;
         }
         scale = max(scale, max(max_abs(&p.a.coords), max_abs(&p.b.coords)));
         // Support plane in direction −v: every CSO point x has v·x ≥ v·w.
         let vw = v.dot(&p.w);
         bounds.lower = max(bounds.lower, vw / bounds.upper);
-        if let Some(o) = rule.at_lower(&simplex, v, bounds, rounding(scale)) {
-            outcome = Some(o);
+        if rule.stops_at_lower(bounds, rounding(scale)) {
+            exit = Exit::Lower;
             break;
         }
         // Converged, or no progress possible: the new point is already a vertex.
         if !(bounds.upper - bounds.lower > tolerance * scale) || simplex.contains(&p.w) {
-            outcome = Some(rule.conclude(&simplex, v, bounds, tolerance * scale, rounding(scale)));
+            exit = Exit::Converged;
             break;
         }
         let previous_vv = vv;
         simplex.push(p);
         if simplex.reduce() {
-            outcome = Some(rule.overlap(simplex));
+            exit = Exit::Overlap;
             break;
         }
         v = simplex.closest();
@@ -345,14 +393,42 @@ where
             // CSO point as the last (a convex combination of support points),
             // only not shorter beyond rounding: stop with it rather than keep
             // a copy of the last simplex on every iteration.
-            outcome = Some(rule.conclude(&simplex, v, bounds, tolerance * scale, rounding(scale)));
+            exit = Exit::Converged;
             break;
         }
     }
     cache.direction = v;
     cache.hint_a = cso.hint_a;
     cache.hint_b = cso.hint_b;
-    outcome.unwrap_or_else(|| rule.undetermined(Undetermined::IterationCap, bounds, rounding(scale)))
+    let floor = rounding(scale);
+    match exit {
+        Exit::NonFiniteDistance => rule.undetermined(Undetermined::NonFinite, Bounds::unknown(), floor),
+        Exit::NonFiniteSupport => rule.undetermined(Undetermined::NonFinite, bounds, floor),
+        Exit::Upper => rule.at_upper(&mut simplex, bounds, tolerance * scale, floor),
+        Exit::Lower => rule.at_lower(&simplex, v, bounds, floor),
+        Exit::Converged => rule.conclude(&simplex, v, bounds, tolerance * scale, floor),
+        Exit::Overlap => rule.overlap(simplex),
+        Exit::Cap => rule.undetermined(Undetermined::IterationCap, bounds, floor),
+    }
+}
+
+/// Where [`descend`]'s loop stopped.
+#[derive(Clone, Copy)]
+enum Exit {
+    /// `|v|` overflowed or is NaN.
+    NonFiniteDistance,
+    /// A support point is not finite.
+    NonFiniteSupport,
+    /// The rule stopped at the top of an iteration ([`Rule::stops_at_upper`]).
+    Upper,
+    /// The rule stopped when the lower bound moved ([`Rule::stops_at_lower`]).
+    Lower,
+    /// The gap closed to the tolerance, or rounding stopped the descent.
+    Converged,
+    /// The simplex holds the origin.
+    Overlap,
+    /// The iteration cap.
+    Cap,
 }
 
 /// The rounding of a support value at coordinates of size `scale`: a lower
@@ -396,6 +472,7 @@ fn conclude<R: Real>(
 /// The separated answer, its witness points moved by `to_world`. Bounds hold up to the rounding of the support
 /// points (a few ε·scale): at convergence the computed lower bound may exceed
 /// `|v|` by ulps, and is then clamped to it.
+#[inline(always)]
 fn separated<R: Real>(simplex: &Simplex<R>, v: Vec3<R>, bounds: Bounds<R>, to_world: &Vec3<R>) -> GjkOutcome<R> {
     let (pa, pb) = simplex.witnesses();
     let (pa, pb) = (pa + to_world, pb + to_world);
@@ -422,9 +499,14 @@ fn separated<R: Real>(simplex: &Simplex<R>, v: Vec3<R>, bounds: Bounds<R>, to_wo
 ///
 /// On clear pairs this costs a few iterations where [`distance`] needs all
 /// of them (the lower bound passes the threshold long before the gap
-/// closes). The bodies are taken as they are: for sphere-swept bodies
-/// [`contact::clearance`](super::contact::clearance) applies the
-/// threshold to their cores instead, which is exact and cheaper.
+/// closes). Sphere-swept bodies (see [`distance`]) are decided on their
+/// cores against `threshold + m`: the signed distance is `d(cores) − m`
+/// exactly, so the answer and its bounds carry over with `m` subtracted.
+/// Closed-form cores are decided without iterating: first by the plane
+/// normal to the warm start's direction (a warm start usually clears a
+/// clear pair with it, as GJK's first iteration would), then by the cores'
+/// closest points; their bounds are then those of the signed distance (a
+/// negative lower bound where the bodies overlap).
 ///
 /// A NaN or infinite threshold answers [`Undetermined::NonFinite`].
 ///
@@ -455,7 +537,23 @@ where
     B: SupportMap<R> + ?Sized,
 {
     let origin = a.center();
-    run_threshold(&Relative::new(a, origin), &Relative::new(b, origin), threshold, budget, cache)
+    let (a, b) = (&Relative::new(a, origin), &Relative::new(b, origin));
+    let m = a.margin() + b.margin();
+    if !(m > R::ZERO) {
+        return run_threshold(a, b, threshold, budget, cache);
+    }
+    if let Some(t) = closed_form_threshold(a, b, threshold, budget, cache) {
+        return t;
+    }
+    let shift = |bounds: Bounds<R>| Bounds { lower: bounds.lower - m, upper: bounds.upper - m };
+    match run_threshold(&Core(a), &Core(b), threshold + m, budget, cache) {
+        // Clear only when the shifted bound still clears the threshold: the
+        // rounding of `threshold + m` may have let the cores' test pass by an ulp.
+        Threshold::Clear { bounds } if bounds.lower - m > threshold => Threshold::Clear { bounds: shift(bounds) },
+        Threshold::Clear { bounds } => Threshold::Within { bounds: shift(bounds) },
+        Threshold::Within { bounds } => Threshold::Within { bounds: shift(bounds) },
+        Threshold::Undetermined { reason, bounds } => Threshold::Undetermined { reason, bounds: shift(bounds) },
+    }
 }
 
 /// The loop of [`distance_below`] on `a` and `b` as given (the caller picks
@@ -480,4 +578,180 @@ where
         return Threshold::Undetermined { reason, bounds: Bounds::unknown() };
     }
     descend(a, b, budget, cache, &Below { threshold })
+}
+
+/// [`distance`] and [`intersect`] on sphere-swept bodies (margins
+/// `m = m_A + m_B > 0`): the cores' distance, in closed form when both are
+/// closed-form primitives ([`SupportMap::core_primitive_from`]), else by
+/// GJK on the cores, which never meets a round surface. Cores farther apart
+/// than `m` are the bodies' separation (witness points moved out to the
+/// surfaces); cores apart by less (or within the tolerance above) give four
+/// CSO points around the origin ([`enclosing`]). `None`, the cache as it
+/// was, for overlapping cores and cores the bounds leave undecided against
+/// `m`: the caller runs GJK on the bodies, whose simplex is what EPA
+/// expects from a deep overlap, and which may certify what the cores'
+/// rounding could not. Points moved by `to_world`.
+///
+/// Out of line, and the bodies' GJK left to the caller: with a second
+/// call of [`run`] here, the firmware build inlined GJK's loop differently
+/// for bodies without margins (box–box queries took 25 % more
+/// instructions on a Cortex-M4F, five simplex copies where there had been
+/// one).
+#[inline(never)]
+fn on_cores<R, A, B>(
+    a: &A,
+    b: &B,
+    budget: &Budget<R>,
+    cache: &mut GjkWarmStart<R>,
+    to_world: &Vec3<R>,
+) -> Option<GjkOutcome<R>>
+where
+    R: Real,
+    A: SupportMap<R> + ?Sized,
+    B: SupportMap<R> + ?Sized,
+{
+    let (ma, mb) = (a.margin(), b.margin());
+    let m = ma + mb;
+    let entry = *cache;
+    let cores = match closed_form_gap(a, b, budget, cache) {
+        Some(gap) => Some((gap.separation(), max(gap.scale, m))),
+        None => match run(&Core(a), &Core(b), budget, cache, false, &Vec3::zeros()) {
+            GjkOutcome::Separated(s) => {
+                let scale = max(max(max_abs(&s.witness.point_a.coords), max_abs(&s.witness.point_b.coords)), m);
+                Some((s, scale))
+            }
+            _ => None,
+        },
+    };
+    if let Some((cores, scale)) = cores {
+        match closed_form::with_margins(&cores, scale, ma, mb, budget, to_world) {
+            Proximity::Separated(s) => return Some(GjkOutcome::Separated(s)),
+            Proximity::Penetrating(_) => {
+                return Some(GjkOutcome::Penetrating(enclosing(&cores.witness, ma, mb, to_world)))
+            }
+            Proximity::Undetermined { .. } => {}
+        }
+    }
+    // The bodies' GJK starts where the caller's cache said, not where the
+    // cores' run stopped (the bodies' CSO is another set).
+    *cache = entry;
+    None
+}
+
+/// Four points of the CSO of two sphere-swept bodies whose cores are
+/// `core.distance` = `d` apart, `d` below the margins `m = ma + mb` (or
+/// within the tolerance above): with `c = a − b` the cores' closest CSO
+/// point (`−d·n`, `n` the unit normal from A's core to B's), the points
+/// `c + m·u` for `u = n` and three unit `u` perpendicular to `n` at 120°.
+/// Each is a CSO point (`a + ma·u` lies in A, `b − mb·u` in B). The first sits at height `m − d > 0`
+/// along `n`, the other three at `−d < 0` around the axis, so the
+/// tetrahedron holds the piece of the axis between, the origin among it.
+/// Points moved by `to_world`.
+fn enclosing<R: Real>(core: &Witness<R>, ma: R, mb: R, to_world: &Vec3<R>) -> Simplex<R> {
+    let n = core.normal;
+    let t = crate::math::any_orthogonal(&n);
+    let s = n.cross(&t);
+    let (half, root) = (R::lit(0.5), R::lit(0.866_025_403_784_438_6));
+    let point = |u: Vec3<R>| {
+        let (pa, pb) = (core.point_a.coords + u * ma, core.point_b.coords - u * mb);
+        CsoPoint { w: pa - pb, a: Pt3::from(pa + to_world), b: Pt3::from(pb + to_world) }
+    };
+    let mut simplex = Simplex::one(point(n));
+    simplex.push(point(t));
+    simplex.push(point(s * root - t * half));
+    simplex.push(point(-(s * root) - t * half));
+    // Sets the weights: the origin inside (the closest point zero), or,
+    // for bodies touching from outside within the tolerance, the closest
+    // point of the tetrahedron.
+    let _ = simplex.reduce();
+    simplex
+}
+
+/// The threshold query on sphere-swept bodies (margins `m > 0`) whose cores
+/// are closed-form primitives: first the plane normal to the warm start's
+/// direction (a warm start usually clears a clear pair with it, as GJK's
+/// first iteration would), then the cores' closest points; the bounds are
+/// the signed distance's (the cores' less `m`). `None` where neither
+/// decides (no closed form, touching cores, a non-finite threshold); the
+/// caller runs GJK.
+#[inline]
+fn closed_form_threshold<R, A, B>(
+    a: &A,
+    b: &B,
+    threshold: R,
+    budget: &Budget<R>,
+    cache: &mut GjkWarmStart<R>,
+) -> Option<Threshold<R>>
+where
+    R: Real,
+    A: SupportMap<R> + ?Sized,
+    B: SupportMap<R> + ?Sized,
+{
+    let m = a.margin() + b.margin();
+    if !(m > R::ZERO) || !threshold.finite() {
+        return None;
+    }
+    let shift = |bounds: Bounds<R>| Bounds { lower: bounds.lower - m, upper: bounds.upper - m };
+    if let Some(bounds) = warm_plane_clears(a, b, threshold + m, budget, cache) {
+        let bounds = shift(bounds);
+        if bounds.lower > threshold {
+            return Some(Threshold::Clear { bounds });
+        }
+    }
+    let bounds = shift(closed_form_gap(a, b, budget, cache)?.bounds);
+    Some(if bounds.lower > threshold { Threshold::Clear { bounds } } else { Threshold::Within { bounds } })
+}
+
+/// The closed-form gap of the two cores ([`closed_form::core_gap`]) when
+/// both are primitives with one and it certifies them apart; the cache then
+/// records one iteration and the direction GJK would have kept.
+#[inline]
+pub(super) fn closed_form_gap<R, A, B>(
+    a: &A,
+    b: &B,
+    budget: &Budget<R>,
+    cache: &mut GjkWarmStart<R>,
+) -> Option<CoreGap<R>>
+where
+    R: Real,
+    A: SupportMap<R> + ?Sized,
+    B: SupportMap<R> + ?Sized,
+{
+    let origin = Pt3::origin();
+    let (pa, pb) = (a.core_primitive_from(&origin)?, b.core_primitive_from(&origin)?);
+    // An invalid budget, or one that allows no work, is GJK's to refuse.
+    if !budget.is_valid() || budget.max_iterations == 0 {
+        return None;
+    }
+    let gap = closed_form::core_gap(&pa, &pb, budget.tolerance)?;
+    cache.direction = gap.witness.point_a - gap.witness.point_b;
+    cache.iterations = 1;
+    Some(gap)
+}
+
+/// The cores certified farther apart than `threshold` by the plane normal
+/// to the warm start's direction ([`closed_form::plane_clears`]), when both
+/// are closed-form primitives; the cache then records one iteration.
+#[inline]
+fn warm_plane_clears<R, A, B>(
+    a: &A,
+    b: &B,
+    threshold: R,
+    budget: &Budget<R>,
+    cache: &mut GjkWarmStart<R>,
+) -> Option<Bounds<R>>
+where
+    R: Real,
+    A: SupportMap<R> + ?Sized,
+    B: SupportMap<R> + ?Sized,
+{
+    if !budget.is_valid() || budget.max_iterations == 0 || cache.direction == Vec3::zeros() {
+        return None;
+    }
+    let origin = Pt3::origin();
+    let (pa, pb) = (a.core_primitive_from(&origin)?, b.core_primitive_from(&origin)?);
+    // The cache keeps `a − b`: B lies along its opposite.
+    let bounds = closed_form::plane_clears(&pa, &pb, &-cache.direction, threshold)?;
+    cache.iterations = 1;
+    Some(bounds)
 }

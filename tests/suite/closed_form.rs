@@ -9,7 +9,7 @@ use crate::common::{point_segment, pose, rng, rotation, segment_segment};
 use nalgebra::{Point3, Rotation3, Translation3, Vector3};
 use narrowphase::math::{Pose, Real};
 use narrowphase::prelude::*;
-use narrowphase::query::Threshold;
+use narrowphase::query::{Threshold, Undetermined};
 use narrowphase::support::contact::{clearance, contact};
 use rand::Rng;
 
@@ -434,4 +434,95 @@ fn penetrating_boxes_take_the_separating_axis_depth() {
         }
     }
     assert!(checked > 200, "{checked} penetrating pairs");
+}
+
+/// `gjk::distance`, `gjk::intersect` and `gjk::distance_below` take the
+/// same closed form on round pairs: apart pairs in one step, with the
+/// segment distance, witnesses on the surfaces and certified bounds;
+/// overlapping pairs get a simplex around the origin, from which EPA finds
+/// the depth.
+fn gjk_entry_points_on_round_pairs<R: Real>(band: f64) {
+    let mut g = rng(75);
+    let lit = |x: f64| if R::EPSILON > R::lit(1e-10) { R::lit(x as f32 as f64) } else { R::lit(x) };
+    let body = |r: &Round| -> Box<dyn SupportMap<R>> {
+        let p = Pose::<R>::from_parts(
+            Translation3::from(r.pose.translation.vector.map(lit)),
+            Rotation3::from_matrix_unchecked(r.pose.rotation.matrix().map(lit)),
+        );
+        if r.half > 0.0 {
+            Box::new(Placed::new(Capsule::new(R::lit(r.half), R::lit(r.radius)).unwrap(), p))
+        } else {
+            Box::new(Placed::new(Sphere::new(R::lit(r.radius)).unwrap(), p))
+        }
+    };
+    let (mut apart, mut overlapping) = (0, 0);
+    for case in 0..2000 {
+        let (a, b) = (random_round(&mut g, 0.8), random_round(&mut g, 0.8));
+        let truth = round_truth(&a, &b);
+        let tol = band * (1.0 + a.half.max(b.half));
+        let (ba, bb) = (body(&a), body(&b));
+        let budget = Budget::default();
+        let mut cache = GjkWarmStart::default();
+        let distance = gjk::distance(&*ba, &*bb, &budget, &mut cache);
+        let hit = gjk::intersect(&*ba, &*bb, &budget, &mut GjkWarmStart::default());
+        let threshold = truth + g.random_range(-0.01..0.01);
+        let below = gjk::distance_below(&*ba, &*bb, R::lit(threshold), &budget, &mut GjkWarmStart::default());
+        match below {
+            Threshold::Clear { bounds } => {
+                assert!(truth > threshold - tol && bounds.lower.to_f64() > threshold, "case {case}: clear")
+            }
+            Threshold::Within { bounds } => {
+                assert!(truth <= threshold + tol && bounds.upper.to_f64() >= truth - tol, "case {case}: within")
+            }
+            Threshold::Undetermined { .. } => assert!((truth - threshold).abs() <= tol, "case {case}: undecided"),
+        }
+        if truth > 10.0 * tol {
+            apart += 1;
+            let GjkOutcome::Separated(s) = distance else { panic!("case {case}: {distance:?}, truth {truth}") };
+            assert_eq!(cache.iterations, 1, "case {case}: one closed-form step");
+            assert!((s.distance.to_f64() - truth).abs() <= tol, "case {case}: {} vs {truth}", s.distance);
+            assert!(s.bounds.lower.to_f64() > 0.0 && s.bounds.lower.to_f64() <= truth + tol);
+            assert!(truth <= s.bounds.upper.to_f64() + tol, "case {case}: bounds");
+            let pt = |p: &Point3<R>| p.map(|x| x.to_f64());
+            let (pa, pb) = (pt(&s.witness.point_a), pt(&s.witness.point_b));
+            assert!(to_surface(&a, &pa).abs() <= tol && to_surface(&b, &pb).abs() <= tol, "case {case}: witnesses");
+            assert!(((pb - pa) - s.witness.normal.map(|x| x.to_f64()) * truth).norm() <= 2.0 * tol);
+            assert_eq!(hit.is_penetrating(), Some(false), "case {case}: intersect");
+        } else if truth < -10.0 * tol {
+            overlapping += 1;
+            let GjkOutcome::Penetrating(simplex) = distance else { panic!("case {case}: {distance:?}, truth {truth}") };
+            assert_eq!(hit.is_penetrating(), Some(true), "case {case}: intersect");
+            // Its points are CSO points (each body point in its body), and
+            // their hull holds the origin.
+            assert!(simplex.closest().norm().to_f64() <= tol, "case {case}: origin outside the simplex");
+            for p in simplex.points() {
+                let (pa, pb) = (p.a.map(|x| x.to_f64()), p.b.map(|x| x.to_f64()));
+                assert!(to_surface(&a, &pa) <= tol && to_surface(&b, &pb) <= tol, "case {case}: simplex points");
+                assert!(((pa - pb) - p.w.map(|x| x.to_f64())).norm() <= tol, "case {case}: w = a - b");
+            }
+            // EPA on the round surfaces themselves (`contact` runs it on
+            // the cores) may stop at its cap; its bounds hold either way.
+            let e = epa::penetration(&*ba, &*bb, &simplex, &Budget::new(64, R::lit(1e-4)));
+            let (lo, hi) = match e {
+                Proximity::Penetrating(p) => (-p.bounds.upper.to_f64(), -p.bounds.lower.to_f64()),
+                Proximity::Undetermined { reason: Undetermined::IterationCap, bounds } => {
+                    (bounds.lower.to_f64(), bounds.upper.to_f64())
+                }
+                _ => panic!("case {case}: EPA from the simplex: {e:?}, truth {truth}"),
+            };
+            assert!(lo - tol <= truth && truth <= hi + tol, "case {case}: {truth} outside [{lo}, {hi}]");
+            assert!(hi - lo <= 1e-2 * (1.0 + a.half.max(b.half)), "case {case}: EPA's bounds [{lo}, {hi}]");
+        }
+    }
+    assert!(apart > 800 && overlapping > 100, "apart {apart}, overlapping {overlapping}");
+}
+
+#[test]
+fn gjk_entry_points_take_the_closed_form_on_round_pairs_in_f64() {
+    gjk_entry_points_on_round_pairs::<f64>(1e-12);
+}
+
+#[test]
+fn gjk_entry_points_take_the_closed_form_on_round_pairs_in_f32() {
+    gjk_entry_points_on_round_pairs::<f32>(2e-6);
 }

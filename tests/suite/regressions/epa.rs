@@ -70,7 +70,8 @@ fn f64_needle_capsule_contact_is_not_penetrating_when_gjk_certifies_a_gap() {
         pose(s(15163.0), s(8659.0), s(15163.0), Default::default()),
     );
     let budget = Budget { max_iterations: 229, ..Budget::default() };
-    let GjkOutcome::Separated(g) = gjk::distance(&a, &b, &budget, &mut GjkWarmStart::default()) else { panic!() };
+    let g = gjk::distance(&a, &b, &budget, &mut GjkWarmStart::default());
+    let GjkOutcome::Separated(g) = g else { panic!("{g:?}") };
     assert!(g.bounds.lower > 0.0, "{g:?}");
     match contact(&a, &b, &budget, &mut GjkWarmStart::default()) {
         Proximity::Penetrating(p) => panic!("penetrating, GJK certifies ≥ {}: {p:?}", g.bounds.lower),
