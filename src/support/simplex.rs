@@ -113,45 +113,52 @@ impl<R: Real> Simplex<R> {
                 }
             },
         };
-        let old = self.pts;
+        // Keep the supporting points, in place: `sub.idx` increases, so
+        // moving point `idx[k]` to slot `k` in order never overwrites a point
+        // still to be moved (no copy of the whole simplex).
         for (k, (&i, &l)) in sub.idx.iter().zip(&sub.lambda).take(sub.n).enumerate() {
-            if let (Some(p), Some(b)) = (self.pts.get_mut(k), self.bary.get_mut(k)) {
-                *p = old[i & 3];
-                *b = l;
+            if i & 3 != k {
+                self.pts[k & 3] = self.pts[i & 3];
             }
+            self.bary[k & 3] = l;
         }
         self.len = sub.n as u8;
-        self.closest = self.combine(|p| p.w);
-        if sub.n == 3 {
+        let combined = sub.point(&w);
+        self.closest = match sub.plane {
             // The plane projection has the more accurate direction, but it is
             // only trusted where it agrees with the convex combination (which
             // is inside the triangle by construction) to rounding: a sliver
             // triangle's normal can be noise, and its "projection" anywhere.
-            let (a, b, c) = (self.pts[0].w, self.pts[1].w, self.pts[2].w);
-            let n = (b - a).cross(&(c - a));
-            let nn = n.dot(&n);
-            let proj = n * (n.dot(&a) / nn);
-            let size = crate::math::max(a.norm_squared(), crate::math::max(b.norm_squared(), c.norm_squared()));
-            let slack = size * R::EPSILON * R::EPSILON * R::lit(4096.0);
-            if nn > R::ZERO && (proj - self.closest).norm_squared() <= slack {
-                self.closest = proj;
+            Some(proj) if sub.n == 3 => {
+                let (a, b, c) = (w[sub.idx[0] & 3], w[sub.idx[1] & 3], w[sub.idx[2] & 3]);
+                let size = crate::math::max(a.norm_squared(), crate::math::max(b.norm_squared(), c.norm_squared()));
+                let slack = size * R::EPSILON * R::EPSILON * R::lit(4096.0);
+                if (proj - combined).norm_squared() <= slack {
+                    proj
+                } else {
+                    combined
+                }
             }
-        }
+            _ => combined,
+        };
         false
     }
 }
 
-/// A sub-simplex: indices into the parent and barycentric weights.
+/// A sub-simplex: indices into the parent (increasing) and barycentric
+/// weights; for a face, also the origin's projection on its plane, when
+/// computed.
 #[derive(Clone, Copy)]
-struct Sub<R> {
+struct Sub<R: Real> {
     idx: [usize; 3],
     lambda: [R; 3],
     n: usize,
+    plane: Option<Vec3<R>>,
 }
 
 impl<R: Real> Sub<R> {
     fn new(idx: &[usize], lambda: &[R]) -> Self {
-        let mut s = Sub { idx: [0; 3], lambda: [R::ZERO; 3], n: 0 };
+        let mut s = Sub { idx: [0; 3], lambda: [R::ZERO; 3], n: 0, plane: None };
         for ((d, l), (&i, &x)) in s.idx.iter_mut().zip(s.lambda.iter_mut()).zip(idx.iter().zip(lambda)) {
             *d = i & 3;
             *l = x;
@@ -217,7 +224,7 @@ fn triangle<R: Real>(w: &[Vec3<R>; 4], i: usize, j: usize, k: usize) -> Sub<R> {
     }
     match face_weights(&a, &b, &c) {
         // The accurate weights confirm the face region.
-        Some(l) if l.iter().all(|&x| x >= R::ZERO) => Sub::new(&[i, j, k], &l),
+        Some((l, p)) if l.iter().all(|&x| x >= R::ZERO) => Sub { plane: Some(p), ..Sub::new(&[i, j, k], &l) },
         // The region tests and the accurate weights disagree (a sliver
         // triangle within rounding of flat): the closest point is on an edge,
         // up to rounding; never extrapolate outside the triangle.
@@ -230,7 +237,9 @@ fn triangle<R: Real>(w: &[Vec3<R>; 4], i: usize, j: usize, k: usize) -> Sub<R> {
 /// (Montanari et al.'s signed-volume idea): the error grows like
 /// `ε·size²/area`, where the dot-product form above grows like its square,
 /// which matters for the sliver triangles GJK builds near convergence.
-fn face_weights<R: Real>(a: &Vec3<R>, b: &Vec3<R>, c: &Vec3<R>) -> Option<[R; 3]> {
+///
+/// Returns the weights and the projection `p` itself.
+fn face_weights<R: Real>(a: &Vec3<R>, b: &Vec3<R>, c: &Vec3<R>) -> Option<([R; 3], Vec3<R>)> {
     let n = (b - a).cross(&(c - a));
     let nn = n.dot(&n);
     if !(nn > R::ZERO) {
@@ -254,7 +263,7 @@ fn face_weights<R: Real>(a: &Vec3<R>, b: &Vec3<R>, c: &Vec3<R>) -> Option<[R; 3]
     let total = sub[0] + sub[1] + sub[2];
     let l = [sub[0] / total, sub[1] / total, sub[2] / total];
     if l.iter().all(|v| v.finite()) {
-        Some(l)
+        Some((l, p))
     } else {
         None
     }
