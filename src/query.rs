@@ -106,9 +106,13 @@ pub struct Budget<R> {
 }
 
 impl<R: Real> Default for Budget<R> {
-    /// 64 iterations, tolerance `1000·ε` (≈1.2e-4 for f32, ≈2.2e-13 for f64).
+    /// 64 iterations, tolerance `max(1000·ε, 1e-9)`: ≈1.2e-4 for f32
+    /// (0.12 mm on a metre, the precision's own limit), 1e-9 for f64 (a
+    /// nanometre on a metre: far below what a robot can use, and reached
+    /// by GJK on curved bodies, which converges linearly there, within the
+    /// cap; `1000·ε` of f64 would need three times the iterations).
     fn default() -> Self {
-        Self { max_iterations: 64, tolerance: R::EPSILON * R::lit(1000.0) }
+        Self { max_iterations: 64, tolerance: crate::math::max(R::EPSILON * R::lit(1000.0), R::lit(1.0e-9)) }
     }
 }
 

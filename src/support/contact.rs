@@ -50,7 +50,7 @@ use crate::shape::{Core, Cso, Relative, SupportMap};
 /// ([`DefaultEpa`], 7.4 KiB, in f32; [`WideEpa`], 23.3 KiB, in f64) with
 /// twice the budget's iterations, within the workspace's room, to the
 /// relative tolerance `max(tolerance, DEPTH_TOLERANCE)`: EPA converges
-/// linearly on curved bodies, and `1000·ε` of f64 is out of its reach.
+/// linearly on curved bodies, and f64's default `1e-9` is out of its reach.
 ///
 /// **Witness accuracy.** A separated answer's witness points are convex
 /// combinations of support points: each lies in its body and within
@@ -255,19 +255,8 @@ fn undetermined_gjk<R: Real>(reason: Undetermined, bounds: Bounds<R>, m: R) -> P
     Proximity::Undetermined { reason, bounds: Bounds { lower, upper: bounds.upper - m } }
 }
 
-/// Relative tolerance below which [`contact`] does not ask EPA to certify a
-/// depth: EPA converges linearly on curved bodies, and `1e-6` of the
-/// bodies' size (a micrometre on a metre) is within reach of its workspace
-/// in f64 where `1000·ε` is not. Polytope pairs converge exactly anyway.
-pub const DEPTH_TOLERANCE: f64 = 1.0e-6;
-
-/// The budget of [`contact`]'s EPA stage: twice the iterations of the
-/// budget (GJK rarely needs its cap; EPA adds one vertex per iteration),
-/// within the workspace's room ([`Epa::MAX_ITERATIONS`]), and the
-/// relative tolerance `max(tolerance, DEPTH_TOLERANCE)`.
-fn depth_budget<R: Real>(budget: &Budget<R>) -> Budget<R> {
-    Budget::new(budget.max_iterations.saturating_mul(2), max(budget.tolerance, R::lit(DEPTH_TOLERANCE)))
-}
+use super::epa::depth_budget;
+pub use super::epa::DEPTH_TOLERANCE;
 
 /// EPA from GJK's terminal simplex, with the cache's hints; after a
 /// penetration the cache's direction is `−normal`, where the bodies will

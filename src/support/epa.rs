@@ -89,9 +89,11 @@
 //!
 //! Curved bodies converge slowly (each iteration refines the polytope near
 //! the contact only by one vertex): with 64 iterations, sphere pairs reach
-//! a relative gap of about `1e-4`, not the default `1000·ε` of f64. Pass a
-//! tolerance suited to the shapes or expect [`Undetermined::IterationCap`]
-//! with valid bounds. Polytope pairs (boxes) converge exactly.
+//! a relative gap of about `1e-4`. [`Epa::penetration`] therefore reads a
+//! budget as an EPA stage after GJK: twice its
+//! iterations, within the workspace's room, and a relative tolerance of at
+//! least [`DEPTH_TOLERANCE`] (`1e-6`); a run the cap still stops is
+//! [`Undetermined::IterationCap`] with valid bounds.
 //!
 //! Every loop has a hard cap (the iteration budget, the capacities) and every
 //! loop test is written so that a NaN stops it.
@@ -101,6 +103,22 @@ use super::simplex::Simplex;
 use crate::math::{any_orthogonal, finite_vec, max, max_abs, min, norm, normalize, Pt3, Real, Vec3};
 use crate::query::{Bounds, Budget, Penetration, Proximity, Undetermined, Witness};
 use crate::shape::{Cso, CsoPoint, Relative, SupportMap};
+
+/// Relative tolerance below which EPA does not try to certify a depth
+/// ([`Epa::penetration`] and [`contact`](super::contact::contact) raise a
+/// finer one to it): EPA converges linearly on curved bodies, and `1e-6` of
+/// the bodies' size (a micrometre on a metre) is within reach of its
+/// workspace where f64's `1e-9` is not. Polytope pairs converge exactly
+/// anyway.
+pub const DEPTH_TOLERANCE: f64 = 1.0e-6;
+
+/// The budget of an EPA stage after GJK: twice the iterations of the
+/// budget (GJK rarely needs its cap; EPA adds one vertex per iteration),
+/// within the workspace's room ([`Epa::MAX_ITERATIONS`]), and the
+/// relative tolerance `max(tolerance, DEPTH_TOLERANCE)`.
+pub(crate) fn depth_budget<R: Real>(budget: &Budget<R>) -> Budget<R> {
+    Budget::new(budget.max_iterations.saturating_mul(2), max(budget.tolerance, R::lit(DEPTH_TOLERANCE)))
+}
 
 /// Capacity-free index meaning "none".
 const NONE: u16 = u16::MAX;
@@ -334,11 +352,20 @@ impl<R: Real, const V: usize, const F: usize> Epa<R, V, F> {
     ///     other => panic!("{other:?}"),
     /// }
     /// ```
+    ///
+    /// The budget is read as [`contact`](super::contact::contact) reads it
+    /// for its EPA stage: twice its iterations, within
+    /// this workspace's room, and a relative tolerance of at least
+    /// [`DEPTH_TOLERANCE`]. EPA converges linearly on curved bodies, adding
+    /// one vertex per iteration, and a finer tolerance (f64's default
+    /// `1e-9`) would end there in the iteration cap. Polytope pairs
+    /// converge exactly whatever the tolerance.
     pub fn penetration<A, B>(&mut self, a: &A, b: &B, simplex: &Simplex<R>, budget: &Budget<R>) -> Proximity<R>
     where
         A: SupportMap<R> + ?Sized,
         B: SupportMap<R> + ?Sized,
     {
+        let budget = &depth_budget(budget);
         // The pair frame (see `super::frame`): the caller's world-frame
         // simplex is moved to A's centre, EPA runs there, and the witness
         // points go back. A simplex's CSO points `w = a − b` do not move.
@@ -909,9 +936,10 @@ fn flat<R: Real>(t: &Track<R>, reduced: &Simplex<R>) -> Proximity<R> {
     })
 }
 
-/// Penetration of `a` and `b` from a terminal GJK simplex, with a
-/// [`DefaultEpa`] workspace on the stack (7.4 KiB for `f32`, 11.9 KiB for
-/// `f64`); see [`Epa::penetration`].
+/// Penetration of `a` and `b` from a terminal GJK simplex, with a workspace
+/// on the stack: [`DefaultEpa`] in f32 (7.4 KiB), [`WideEpa`] in f64 (23.3
+/// KiB, the room that f64's tolerance needs on curved bodies, as in
+/// [`contact`](super::contact::contact)); see [`Epa::penetration`].
 ///
 /// # Examples
 ///
@@ -934,7 +962,13 @@ where
     A: SupportMap<R> + ?Sized,
     B: SupportMap<R> + ?Sized,
 {
-    DefaultEpa::<R>::new().penetration(a, b, simplex, budget)
+    // f64 (the only precision this fine) gets the room its tolerance
+    // needs on curved bodies; f32 stops at its precision floor first.
+    if R::EPSILON < R::lit(1.0e-10) {
+        WideEpa::<R>::new().penetration(a, b, simplex, budget)
+    } else {
+        DefaultEpa::<R>::new().penetration(a, b, simplex, budget)
+    }
 }
 
 #[cfg(test)]

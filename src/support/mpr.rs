@@ -66,11 +66,11 @@
 //! percentile: [`intersect`] 4 / 6 when penetrating and 1 / 5 when separated;
 //! [`penetration`] 15 / 21 in `f32` and 38 / 57 in `f64` at the default
 //! tolerance. Portal refinement converges linearly (each decade of tolerance
-//! costs about three steps on curved contacts), so `f64` penetration at the
-//! default `2.2e-13` tolerance occasionally exceeds the default cap of 64
-//! (2 pairs in 1000): pass a cap of 128 or a looser tolerance when that
-//! matters; the answer is then [`Undetermined::IterationCap`] with
-//! `bounds.upper = 0` (intersection known, depth not converged).
+//! costs about three steps on curved contacts), so `f64` penetration at a
+//! tolerance of `1000·ε` (`2.2e-13`) occasionally exceeds a cap of 64 (2
+//! pairs in 1000); the default `1e-9` leaves room. A capped run answers
+//! [`Undetermined::IterationCap`] with `bounds.upper = 0` (intersection
+//! known, depth not converged).
 //!
 //! Degree-3 and degree-4 products (triple products, `|n|²` of portal
 //! normals) would overflow for coordinates beyond `MAX^¼` (1.4e9 in f32,

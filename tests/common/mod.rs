@@ -68,3 +68,11 @@ pub fn segment_segment(a0: &Point3<f64>, a1: &Point3<f64>, b0: &Point3<f64>, b1:
     }
     best
 }
+
+/// The budget at the precision's own limit (64 iterations, relative
+/// tolerance `1000·ε`), for tests that probe the arithmetic itself; the
+/// default budget stops at `1e-9` in f64.
+#[allow(dead_code)]
+pub fn precise<R: narrowphase::math::Real>() -> narrowphase::query::Budget<R> {
+    narrowphase::query::Budget::new(64, R::EPSILON * R::lit(1000.0))
+}

@@ -177,7 +177,7 @@ fn run_pair_within<R: Real, A: SupportMap<R>, B: SupportMap<R>>(
     let mut answers = [None; 2];
     let mut penetration_capped_inside = false;
     for (k, (name, q)) in queries::<R, A, B>().into_iter().enumerate() {
-        let out = q(a, b, &Budget::default());
+        let out = q(a, b, &crate::common::precise());
         if let MprOutcome::Undetermined { reason: Undetermined::IterationCap, bounds } = out {
             penetration_capped_inside = k == 1 && bounds.upper <= R::ZERO;
         }
@@ -541,7 +541,7 @@ struct PenCheck {
 
 fn expect_penetration<R: Real, A: SupportMap<R>, B: SupportMap<R>>(a: &A, b: &B, want: &PenCheck, ctx: &str) {
     let tol = if R::EPSILON.to_f64() > 1e-10 { 2e-3 } else { 1e-9 };
-    let out = mpr::penetration(a, b, &Budget::default());
+    let out = mpr::penetration(a, b, &crate::common::precise());
     let MprOutcome::Penetrating(p) = out else { panic!("{ctx}: {out:?}") };
     let (lo, hi) = (p.bounds.lower.to_f64(), p.bounds.upper.to_f64());
     assert!((p.depth.to_f64() - want.depth).abs() < tol, "{ctx}: depth {} want {}", p.depth.to_f64(), want.depth);

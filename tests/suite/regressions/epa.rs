@@ -114,7 +114,9 @@ fn f64_gjk_after_an_epa_shift_is_not_intersecting() {
     // −h; the bipyramid by its vertices (brute force).
     let h_cone = |d: Vector3<f64>| ca.dot(&d) + (h * d.z).max(r * d.xy().norm() - h * d.z);
     let h_poly = |d: Vector3<f64>, c: Vector3<f64>| pts.iter().map(|p| (p.coords + c).dot(&d)).fold(f64::MIN, f64::max);
-    let budget = Budget::<f64> { max_iterations: 59, ..Budget::default() }; // as the fuzz input
+    // As the fuzz input: 59 iterations at the precision's limit (the default
+    // tolerance when it was found).
+    let budget = Budget::<f64> { max_iterations: 59, ..crate::common::precise() };
     let mut checked = 0;
     let answers = [narrowphase::support::contact::contact(&a, &b, &budget, &mut GjkWarmStart::default()), {
         let GjkOutcome::Penetrating(simplex) = gjk::distance(&a, &b, &budget, &mut GjkWarmStart::default()) else {
