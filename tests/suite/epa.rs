@@ -648,3 +648,72 @@ fn contact_with_a_caller_workspace() {
     }
     assert!(out_of_capacity > 0 && out_of_capacity < pairs, "{out_of_capacity} of {pairs}");
 }
+
+/// The support function of an ellipsoid `R·diag(h)·ball + c`:
+/// `h(u) = c·u + |diag(h)·Rᵀu|`.
+fn ellipsoid_support(c: &V3, rot: &Rotation3<f64>, half: &V3, u: &V3) -> f64 {
+    c.dot(u) + half.component_mul(&(rot.inverse() * u)).norm()
+}
+
+/// Penetrating ellipsoids at the default `f64` budget: GJK then
+/// `epa::penetration` decide every pair (none ends in the iteration cap),
+/// and the certified bounds hold the depth `min_u h_{A−B}(u)` found by
+/// sampling directions and refining the best by coordinate descent.
+#[test]
+fn penetrating_ellipsoids_decide_at_the_default_f64_budget() {
+    let mut r = rng(91);
+    let budget = Budget::<f64>::default();
+    let dirs: Vec<V3> = (0..4000).map(|_| crate::common::unit_vector(&mut r)).collect();
+    let mut decided = 0;
+    while decided < 60 {
+        let half =
+            |r: &mut ChaCha8Rng| V3::new(r.random_range(0.1..1.0), r.random_range(0.1..1.0), r.random_range(0.1..1.0));
+        let (ha, hb) = (half(&mut r), half(&mut r));
+        let (ra, rb) = (crate::common::rotation(&mut r), crate::common::rotation(&mut r));
+        let cb = crate::common::unit_vector(&mut r) * r.random_range(0.0..1.2);
+        let a = Placed::new(Ellipsoid::new(ha).unwrap(), Pose::from_parts(Translation3::identity(), ra));
+        let b = Placed::new(Ellipsoid::new(hb).unwrap(), Pose::from_parts(Translation3::from(cb), rb));
+        let GjkOutcome::Penetrating(s) = gjk::distance(&a, &b, &budget, &mut GjkWarmStart::default()) else {
+            continue;
+        };
+        // h_{A−B}(u) = h_A(u) + h_B(−u).
+        let h = |u: &V3| {
+            let u = u.normalize();
+            ellipsoid_support(&V3::zeros(), &ra, &ha, &u) + ellipsoid_support(&cb, &rb, &hb, &-u)
+        };
+        let mut best = *dirs.iter().min_by(|x, y| h(x).total_cmp(&h(y))).unwrap();
+        let mut step = 0.05;
+        for _ in 0..20_000 {
+            if step < 1e-9 {
+                break;
+            }
+            let mut moved = false;
+            for k in 0..3 {
+                for sgn in [-1.0, 1.0] {
+                    let mut t = best;
+                    t[k] += sgn * step;
+                    if h(&t) < h(&best) {
+                        best = t.normalize();
+                        moved = true;
+                    }
+                }
+            }
+            if !moved {
+                step *= 0.5;
+            }
+        }
+        let depth = h(&best);
+        match epa::penetration(&a, &b, &s, &budget) {
+            Proximity::Penetrating(p) => {
+                assert!(p.bounds.lower <= depth + 1e-12, "{p:?} vs sampled {depth}");
+                assert!(p.bounds.upper >= depth - 1e-9, "{p:?} vs sampled {depth}");
+                assert!(p.bounds.gap() <= 2.0 * DEPTH_TOLERANCE * 2.0, "{p:?}");
+                // The normal certifies to the tolerance (scale about 2): B
+                // moved by the depth along it is apart within it.
+                assert!(h(&p.witness.normal) <= p.bounds.lower + 2.0 * DEPTH_TOLERANCE * 2.0, "{p:?}");
+            }
+            other => panic!("undetermined at the default budget: {other:?}, depth {depth}"),
+        }
+        decided += 1;
+    }
+}
