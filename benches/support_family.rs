@@ -10,6 +10,8 @@
 //!   parry has no ellipsoid: its column there is a convex hull of
 //!   [`ELLIPSOID_HULL_POINTS`] surface points (different geometry and cost; not
 //!   a like-for-like ratio).
+//! - `hull_capsule`: 200-point hulls (as `poly200`) against a capsule, the
+//!   pair a robot controller asks most (a link against a limb).
 //!
 //! # Poses
 //! Random rotations for both bodies, a random direction `u`; B is first moved
@@ -1438,6 +1440,22 @@ fn print_table(dir: &Path, reg: &Registry, since: SystemTime, mode: &Mode) {
 
 // ---------------------------------------------------------------------------
 
+/// The protocol's pool of hulls of `n` random sphere points: the points
+/// (for parry and coal) and our hulls in f32 and f64.
+fn hull_pool(n: usize, seed: u64) -> (Vec<Vec<Point3<f64>>>, Vec<OwnedPolytope<f32>>, Vec<OwnedPolytope<f64>>) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let points: Vec<Vec<Point3<f64>>> = (0..POOL).map(|_| polytope_points(&mut rng, n)).collect();
+    let owned64 = points.iter().map(|p| quickhull(p).expect("quickhull f64")).collect();
+    let owned32 = points
+        .iter()
+        .map(|p| {
+            let q: Vec<Point3<f32>> = p.iter().map(|x| x.cast()).collect();
+            quickhull(&q).expect("quickhull f32")
+        })
+        .collect();
+    (points, owned32, owned64)
+}
+
 fn main() {
     let dir = criterion_dir();
     let mut c = Criterion::default()
@@ -1464,16 +1482,7 @@ fn main() {
         if !wanted(&format!("poly{n}")) {
             continue;
         }
-        let mut rng = ChaCha8Rng::seed_from_u64(1000 + n as u64);
-        let points: Vec<Vec<Point3<f64>>> = (0..POOL).map(|_| polytope_points(&mut rng, n)).collect();
-        let owned64: Vec<OwnedPolytope<f64>> = points.iter().map(|p| quickhull(p).expect("quickhull f64")).collect();
-        let owned32: Vec<OwnedPolytope<f32>> = points
-            .iter()
-            .map(|p| {
-                let q: Vec<Point3<f32>> = p.iter().map(|x| x.cast()).collect();
-                quickhull(&q).expect("quickhull f32")
-            })
-            .collect();
+        let (points, owned32, owned64) = hull_pool(n, 1000 + n as u64);
         let v64: Vec<Polytope<f64>> = owned64.iter().map(|o| o.polytope().expect("polytope f64")).collect();
         let v32: Vec<Polytope<f32>> = owned32.iter().map(|o| o.polytope().expect("polytope f32")).collect();
         let verts: Vec<usize> = v32.iter().map(|p| p.vertex_count()).collect();
@@ -1498,6 +1507,32 @@ fn main() {
             coal_b,
         };
         run(&mut c, &mut reg, &mode, spec, 7 + k as u64);
+    }
+
+    // A link's hull against a capsule (a person's limb, an arm link): the
+    // pair a robot controller asks most, the hull from 200 sphere points.
+    if wanted("hull_capsule") {
+        let (points, owned32, owned64) = hull_pool(200, 1300);
+        let v64: Vec<Polytope<f64>> = owned64.iter().map(|o| o.polytope().expect("polytope f64")).collect();
+        let v32: Vec<Polytope<f32>> = owned32.iter().map(|o| o.polytope().expect("polytope f32")).collect();
+        let coal_a = v64.iter().map(coal_convex).collect::<Option<Vec<CoalShape>>>().unwrap_or_default();
+        let spec = Spec {
+            name: "hull_capsule".to_string(),
+            a32: v32,
+            b32: vec![Capsule::new(0.5_f32, 0.3).unwrap()],
+            a64: v64,
+            b64: vec![Capsule::new(0.5_f64, 0.3).unwrap()],
+            pa: points.iter().map(|p| parry_hull(p)).collect(),
+            pb: vec![Box::new(parry3d::shape::Capsule::new_z(0.5, 0.3)) as Box<dyn PShape>],
+            fix_a: id,
+            fix_b: id,
+            parry_exact: true,
+            parry_gjk: false,
+            round: true,
+            coal_a,
+            coal_b: CoalShape::capsule(0.5, 0.3).into_iter().collect(),
+        };
+        run(&mut c, &mut reg, &mode, spec, 25);
     }
 
     // Primitives.

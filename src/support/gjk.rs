@@ -121,11 +121,11 @@ where
     let origin = a.center();
     let (a, b) = (&Relative::new(a, origin), &Relative::new(b, origin));
     if a.margin() + b.margin() > R::ZERO {
-        if let Some(outcome) = on_cores(a, b, budget, cache, &origin.coords) {
+        if let Some(outcome) = on_cores(a, b, budget, cache, R::INFINITY, &origin.coords) {
             return outcome;
         }
     }
-    run(a, b, budget, cache, false, &origin.coords)
+    run(a, b, budget, cache, R::INFINITY, &origin.coords)
 }
 
 /// Boolean intersection test: like [`distance`] but stops as soon as a
@@ -152,24 +152,29 @@ where
     let origin = a.center();
     let (a, b) = (&Relative::new(a, origin), &Relative::new(b, origin));
     if a.margin() + b.margin() > R::ZERO {
-        if let Some(outcome) = on_cores(a, b, budget, cache, &origin.coords) {
+        // The cores' GJK stops as soon as it certifies them farther apart
+        // than the margins.
+        let m = a.margin() + b.margin();
+        if let Some(outcome) = on_cores(a, b, budget, cache, m, &origin.coords) {
             return outcome;
         }
     }
-    run(a, b, budget, cache, true, &origin.coords)
+    run(a, b, budget, cache, R::ZERO, &origin.coords)
 }
 
 /// GJK on `a` and `b` as given, its answer's points moved by `to_world`
 /// (the public queries run it in the pair frame, see [`super::frame`]; the
 /// move is made here, on the answer in place, because a copy of an answer
 /// that holds a simplex costs a firmware tick hundreds of instructions).
-/// `early_exit` stops at the first certified separation ([`intersect`]).
+/// It stops at the first certified lower bound above `exit_above` (0 for
+/// [`intersect`]: the first certified separation; the margins for
+/// [`intersect`] on cores; `R::INFINITY` to converge).
 pub(super) fn run<R, A, B>(
     a: &A,
     b: &B,
     budget: &Budget<R>,
     cache: &mut GjkWarmStart<R>,
-    early_exit: bool,
+    exit_above: R,
     to_world: &Vec3<R>,
 ) -> GjkOutcome<R>
 where
@@ -177,7 +182,7 @@ where
     A: SupportMap<R> + ?Sized,
     B: SupportMap<R> + ?Sized,
 {
-    descend(a, b, budget, cache, &Full { early_exit, to_world })
+    descend(a, b, budget, cache, &Full { exit_above, to_world })
 }
 
 /// Where one GJK descent stops and what it answers. The loop
@@ -210,7 +215,8 @@ trait Rule<R: Real> {
 
 /// The distance and intersection queries' rule.
 struct Full<'w, R: Real> {
-    early_exit: bool,
+    /// Stop at a certified lower bound above this (`R::INFINITY`: never).
+    exit_above: R,
     to_world: &'w Vec3<R>,
 }
 
@@ -223,7 +229,7 @@ impl<R: Real> Rule<R> for Full<'_, R> {
     }
     #[inline]
     fn stops_at_lower(&self, bounds: Bounds<R>, floor: R) -> bool {
-        self.early_exit && bounds.lower > floor
+        bounds.lower > floor && bounds.lower > self.exit_above
     }
     #[inline]
     fn undetermined(&self, reason: Undetermined, bounds: Bounds<R>, _floor: R) -> GjkOutcome<R> {
@@ -590,7 +596,10 @@ where
 /// was, for overlapping cores and cores the bounds leave undecided against
 /// `m`: the caller runs GJK on the bodies, whose simplex is what EPA
 /// expects from a deep overlap, and which may certify what the cores'
-/// rounding could not. Points moved by `to_world`.
+/// rounding could not. The cores' GJK stops at a certified lower bound
+/// above `exit_above` ([`intersect`] passes the margins: the bodies are
+/// then certified apart, at the upper bound reached; [`distance`] passes
+/// `R::INFINITY`). Points moved by `to_world`.
 ///
 /// Out of line, and the bodies' GJK left to the caller: with a second
 /// call of [`run`] here, the firmware build inlined GJK's loop differently
@@ -603,6 +612,7 @@ fn on_cores<R, A, B>(
     b: &B,
     budget: &Budget<R>,
     cache: &mut GjkWarmStart<R>,
+    exit_above: R,
     to_world: &Vec3<R>,
 ) -> Option<GjkOutcome<R>>
 where
@@ -615,7 +625,7 @@ where
     let entry = *cache;
     let cores = match closed_form_gap(a, b, budget, cache) {
         Some(gap) => Some((gap.separation(), max(gap.scale, m))),
-        None => match run(&Core(a), &Core(b), budget, cache, false, &Vec3::zeros()) {
+        None => match run(&Core(a), &Core(b), budget, cache, exit_above, &Vec3::zeros()) {
             GjkOutcome::Separated(s) => {
                 let scale = max(max(max_abs(&s.witness.point_a.coords), max_abs(&s.witness.point_b.coords)), m);
                 Some((s, scale))

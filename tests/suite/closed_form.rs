@@ -526,3 +526,77 @@ fn gjk_entry_points_take_the_closed_form_on_round_pairs_in_f64() {
 fn gjk_entry_points_take_the_closed_form_on_round_pairs_in_f32() {
     gjk_entry_points_on_round_pairs::<f32>(2e-6);
 }
+
+/// A body seen through its support function alone: no margin, no core, so
+/// GJK runs on the whole (round) body, the path the sphere-swept queries
+/// replaced.
+struct Whole<'s>(&'s dyn SupportMap<f64>);
+
+impl SupportMap<f64> for Whole<'_> {
+    fn support(&self, dir: &Vector3<f64>) -> Point3<f64> {
+        self.0.support(dir)
+    }
+    fn center(&self) -> Point3<f64> {
+        self.0.center()
+    }
+}
+
+/// Hulls against capsules and spheres (GJK on the hull and the capsule's
+/// segment, the radius subtracted): `gjk::distance` agrees with GJK on the
+/// whole bodies at a fine tolerance and a large cap, `gjk::intersect` with
+/// the sign of that distance, and `gjk::distance_below` with a threshold
+/// on either side of it.
+#[test]
+fn hulls_against_round_bodies_measure_the_cores() {
+    let mut g = rng(76);
+    let fine = Budget::new(2000, 1e-12);
+    let (mut apart, mut overlapping) = (0, 0);
+    for case in 0..300 {
+        let cloud: Vec<Point3<f64>> = (0..40)
+            .map(|_| Point3::from(crate::common::unit_vector(&mut g).component_mul(&Vector3::new(0.6, 0.4, 0.25))))
+            .collect();
+        let hull = narrowphase::hull::quickhull(&cloud).unwrap();
+        let a = Placed::new(hull.polytope().unwrap(), pose(&mut g, 0.3));
+        let r = random_round(&mut g, 1.0);
+        let b: Box<dyn SupportMap<f64>> = if r.half > 0.0 {
+            Box::new(Placed::new(Capsule::new(r.half, r.radius).unwrap(), r.pose))
+        } else {
+            Box::new(Placed::new(Sphere::new(r.radius).unwrap(), r.pose))
+        };
+        let reference = gjk::distance(&a, &Whole(&*b), &fine, &mut GjkWarmStart::default());
+        let budget = Budget::default();
+        let d = gjk::distance(&a, &*b, &budget, &mut GjkWarmStart::default());
+        let hit = gjk::intersect(&a, &*b, &budget, &mut GjkWarmStart::default());
+        match reference {
+            GjkOutcome::Separated(truth) if truth.bounds.lower > 1e-6 => {
+                apart += 1;
+                let GjkOutcome::Separated(s) = d else { panic!("case {case}: {d:?} vs {truth:?}") };
+                assert!(
+                    (s.distance - truth.distance).abs() < 1e-8,
+                    "case {case}: {} vs {}",
+                    s.distance,
+                    truth.distance
+                );
+                assert!(s.bounds.lower <= truth.bounds.upper + 1e-9 && truth.bounds.lower <= s.bounds.upper + 1e-9);
+                let GjkOutcome::Separated(h) = hit else { panic!("case {case}: intersect {hit:?}") };
+                assert!(h.bounds.lower > 0.0 && h.bounds.lower <= truth.bounds.upper + 1e-9, "case {case}: {h:?}");
+                for (t, clear) in [(truth.distance * 0.9, true), (truth.distance * 1.1, false)] {
+                    let below = gjk::distance_below(&a, &*b, t, &budget, &mut GjkWarmStart::default());
+                    assert_eq!(
+                        below.is_clear(),
+                        Some(clear),
+                        "case {case}: threshold {t}, distance {}",
+                        truth.distance
+                    );
+                }
+            }
+            GjkOutcome::Penetrating(_) => {
+                overlapping += 1;
+                assert!(matches!(d, GjkOutcome::Penetrating(_)), "case {case}: {d:?}");
+                assert_eq!(hit.is_penetrating(), Some(true), "case {case}");
+            }
+            _ => {}
+        }
+    }
+    assert!(apart > 100 && overlapping > 30, "apart {apart}, overlapping {overlapping}");
+}
