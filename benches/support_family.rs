@@ -697,12 +697,13 @@ fn report_coal<SA32, SB32, SA64, SB64>(
     SB64: SupportMap<f64> + Copy,
 {
     let nb = spec.coal_b.len();
-    // Reference distances: our f64 GJK at its default budget (certified to
-    // about 2e-13 relative).
+    // Reference distances: our f64 GJK at the precision's limit (certified
+    // to about 2e-13 relative; the default budget stops at 1e-9).
+    let precise = Budget::new(128, 1000.0 * f64::EPSILON);
     let reference: Vec<Option<f64>> = poses
         .ours64
         .iter()
-        .map(|(a, b)| gjk_signed(&gjk::distance(a, b, &Budget::default(), &mut GjkWarmStart::default())))
+        .map(|(a, b)| gjk_signed(&gjk::distance(a, b, &precise, &mut GjkWarmStart::default())))
         .collect();
     // Our penetration answers at coal's tolerance, and what a normal achieves
     // (as in `report_checks`: h(n) = max (a − b)·n, an upper bound of the depth).
