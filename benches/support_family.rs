@@ -1441,9 +1441,11 @@ fn print_table(dir: &Path, reg: &Registry, since: SystemTime, mode: &Mode) {
 
 // ---------------------------------------------------------------------------
 
-/// The protocol's pool of hulls of `n` random sphere points: the points
-/// (for parry and coal) and our hulls in f32 and f64.
-fn hull_pool(n: usize, seed: u64) -> (Vec<Vec<Point3<f64>>>, Vec<OwnedPolytope<f32>>, Vec<OwnedPolytope<f64>>) {
+/// A pool of hulls: the points (for parry and coal), ours in f32 and f64.
+type HullPool = (Vec<Vec<Point3<f64>>>, Vec<OwnedPolytope<f32>>, Vec<OwnedPolytope<f64>>);
+
+/// The protocol's pool of hulls of `n` random sphere points.
+fn hull_pool(n: usize, seed: u64) -> HullPool {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let points: Vec<Vec<Point3<f64>>> = (0..POOL).map(|_| polytope_points(&mut rng, n)).collect();
     let owned64 = points.iter().map(|p| quickhull(p).expect("quickhull f64")).collect();

@@ -104,10 +104,10 @@ impl<R: Real> Simplex<R> {
             2 => segment(&w, 0, 1),
             3 => triangle(&w, 0, 1, 2),
             _ => match tetrahedron(&w) {
-                Some(s) => s,
-                None => {
+                Tetrahedron::Outside(s) => s,
+                Tetrahedron::Inside(weights) => {
                     // Origin enclosed: weights by signed volumes.
-                    self.bary = tetra_weights(&w);
+                    self.bary = weights;
                     self.closest = Vec3::zeros();
                     return true;
                 }
@@ -319,12 +319,22 @@ fn is_flat<R: Real>(w: &[Vec3<R>; 4], total: R) -> bool {
     !(total * total > l2 * l2 * l2 * R::EPSILON * R::EPSILON * R::lit(4096.0))
 }
 
-/// Closest point of a tetrahedron, or `None` when the origin is inside it.
-fn tetrahedron<R: Real>(w: &[Vec3<R>; 4]) -> Option<Sub<R>> {
+/// Where the origin is against a tetrahedron.
+enum Tetrahedron<R: Real> {
+    /// Outside: the sub-simplex holding the closest point.
+    Outside(Sub<R>),
+    /// Inside: its barycentric weights.
+    Inside([R; 4]),
+}
+
+/// Closest point of a tetrahedron, or, when the origin is inside it, the
+/// origin's barycentric weights (from the same signed volumes).
+fn tetrahedron<R: Real>(w: &[Vec3<R>; 4]) -> Tetrahedron<R> {
     let (sub, total) = sub_volumes(w);
     let flat = is_flat(w, total) || !total.finite();
     if !flat && sub.iter().all(|&v| !(v * total < R::ZERO)) {
-        return None;
+        let (l0, l1, l2) = (sub[0] / total, sub[1] / total, sub[2] / total);
+        return Tetrahedron::Inside([l0, l1, l2, R::ONE - l0 - l1 - l2]);
     }
     // The closest point lies on a face the origin is beyond; a flat
     // tetrahedron makes every face a candidate, which is still correct: a
@@ -343,14 +353,7 @@ fn tetrahedron<R: Real>(w: &[Vec3<R>; 4]) -> Option<Sub<R>> {
     }
     // Not flat, origin outside by the signs, yet no face qualified can only
     // happen with NaN; fall back to the first face (a valid simplex point).
-    Some(best.map_or_else(|| triangle(w, 0, 1, 2), |(s, _)| s))
-}
-
-/// Barycentric weights of the origin in a (non-flat) tetrahedron.
-fn tetra_weights<R: Real>(w: &[Vec3<R>; 4]) -> [R; 4] {
-    let (sub, total) = sub_volumes(w);
-    let (l0, l1, l2) = (sub[0] / total, sub[1] / total, sub[2] / total);
-    [l0, l1, l2, R::ONE - l0 - l1 - l2]
+    Tetrahedron::Outside(best.map_or_else(|| triangle(w, 0, 1, 2), |(s, _)| s))
 }
 
 #[cfg(test)]
