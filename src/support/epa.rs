@@ -89,11 +89,11 @@
 //!
 //! Curved bodies converge slowly (each iteration refines the polytope near
 //! the contact only by one vertex): with 64 iterations, sphere pairs reach
-//! a relative gap of about `1e-4`. [`Epa::penetration`] therefore reads a
-//! budget as an EPA stage after GJK: twice its
-//! iterations, within the workspace's room, and a relative tolerance of at
-//! least [`DEPTH_TOLERANCE`] (`1e-6`); a run the cap still stops is
-//! [`Undetermined::IterationCap`] with valid bounds.
+//! a relative gap of about `1e-4`. [`Epa::penetration`] therefore raises a
+//! budget's relative tolerance to at least [`DEPTH_TOLERANCE`] (`1e-6`),
+//! and [`penetration`] (a workspace on the stack) also runs twice the
+//! budget's iterations, as [`contact`](super::contact::contact) does; a run
+//! the cap still stops is [`Undetermined::IterationCap`] with valid bounds.
 //!
 //! Every loop has a hard cap (the iteration budget, the capacities) and every
 //! loop test is written so that a NaN stops it.
@@ -353,19 +353,27 @@ impl<R: Real, const V: usize, const F: usize> Epa<R, V, F> {
     /// }
     /// ```
     ///
-    /// The budget is read as [`contact`](super::contact::contact) reads it
-    /// for its EPA stage: twice its iterations, within
-    /// this workspace's room, and a relative tolerance of at least
-    /// [`DEPTH_TOLERANCE`]. EPA converges linearly on curved bodies, adding
-    /// one vertex per iteration, and a finer tolerance (f64's default
-    /// `1e-9`) would end there in the iteration cap. Polytope pairs
-    /// converge exactly whatever the tolerance.
+    /// The budget's cap holds as given (within this workspace's room); its
+    /// relative tolerance is raised to at least [`DEPTH_TOLERANCE`]: EPA
+    /// converges linearly on curved bodies, adding one vertex per
+    /// iteration, and a finer tolerance (f64's default `1e-9`) would end
+    /// there in the cap. Polytope pairs converge exactly.
     pub fn penetration<A, B>(&mut self, a: &A, b: &B, simplex: &Simplex<R>, budget: &Budget<R>) -> Proximity<R>
     where
         A: SupportMap<R> + ?Sized,
         B: SupportMap<R> + ?Sized,
     {
-        let budget = &depth_budget(budget);
+        let budget = Budget::new(budget.max_iterations, max(budget.tolerance, R::lit(DEPTH_TOLERANCE)));
+        self.in_pair_frame(a, b, simplex, &budget)
+    }
+
+    /// EPA on `a` and `b` from the caller's world-frame `simplex`, run with
+    /// `budget` as it is.
+    fn in_pair_frame<A, B>(&mut self, a: &A, b: &B, simplex: &Simplex<R>, budget: &Budget<R>) -> Proximity<R>
+    where
+        A: SupportMap<R> + ?Sized,
+        B: SupportMap<R> + ?Sized,
+    {
         // The pair frame (see `super::frame`): the caller's world-frame
         // simplex is moved to A's centre, EPA runs there, and the witness
         // points go back. A simplex's CSO points `w = a − b` do not move.
@@ -936,10 +944,13 @@ fn flat<R: Real>(t: &Track<R>, reduced: &Simplex<R>) -> Proximity<R> {
     })
 }
 
-/// Penetration of `a` and `b` from a terminal GJK simplex, with a workspace
-/// on the stack: [`DefaultEpa`] in f32 (7.4 KiB), [`WideEpa`] in f64 (23.3
-/// KiB, the room that f64's tolerance needs on curved bodies, as in
-/// [`contact`](super::contact::contact)); see [`Epa::penetration`].
+/// Penetration of `a` and `b` from a terminal GJK simplex, run as
+/// [`contact`](super::contact::contact) runs its EPA stage: a workspace on
+/// the stack ([`DefaultEpa`] in f32, 7.4 KiB; [`WideEpa`] in f64, 23.3 KiB,
+/// the room f64's tolerance needs on curved bodies), twice the budget's
+/// iterations within its room, and a relative tolerance of at least
+/// [`DEPTH_TOLERANCE`]. [`Epa::penetration`], on a caller's workspace,
+/// keeps the budget's cap as given.
 ///
 /// # Examples
 ///
@@ -964,10 +975,11 @@ where
 {
     // f64 (the only precision this fine) gets the room its tolerance
     // needs on curved bodies; f32 stops at its precision floor first.
+    let budget = depth_budget(budget);
     if R::EPSILON < R::lit(1.0e-10) {
-        WideEpa::<R>::new().penetration(a, b, simplex, budget)
+        WideEpa::<R>::new().in_pair_frame(a, b, simplex, &budget)
     } else {
-        DefaultEpa::<R>::new().penetration(a, b, simplex, budget)
+        DefaultEpa::<R>::new().in_pair_frame(a, b, simplex, &budget)
     }
 }
 
