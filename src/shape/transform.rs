@@ -528,7 +528,13 @@ impl<R: Real, S: SupportMap<R> + ?Sized> SupportMap<R> for Relative<'_, S, R> {
     }
     #[inline]
     fn core_primitive_from(&self, origin: &Pt3<R>) -> Option<CorePrimitive<R>> {
-        Some(self.body.core_primitive_from(&self.origin)?.translated(&-origin.coords))
+        let core = self.body.core_primitive_from(&self.origin)?;
+        // Seen from this frame's own origin (the queries' case): no move.
+        if origin.coords == Vec3::zeros() {
+            Some(core)
+        } else {
+            Some(core.translated(&-origin.coords))
+        }
     }
 }
 

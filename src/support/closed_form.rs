@@ -99,20 +99,22 @@ fn anchor<R: Real>(c: &CorePrimitive<R>) -> Vec3<R> {
 /// Closest points of the two primitives, where there is a closed form.
 fn closest_points<R: Real>(a: &CorePrimitive<R>, b: &CorePrimitive<R>) -> Option<(Vec3<R>, Vec3<R>)> {
     use CorePrimitive::{Cuboid, Point, Segment};
-    match (*a, *b) {
-        (Point(p), Point(q)) => Some((p, q)),
-        (Point(p), Segment(q0, q1)) => Some(segments(&p, &p, &q0, &q1)),
-        (Segment(p0, p1), Point(q)) => Some(segments(&p0, &p1, &q, &q)),
-        (Segment(p0, p1), Segment(q0, q1)) => Some(segments(&p0, &p1, &q0, &q1)),
-        (Point(p), Cuboid { center, axes, half_extents }) => Some((p, point_in_box(&p, &center, &axes, &half_extents))),
-        (Cuboid { center, axes, half_extents }, Point(q)) => Some((point_in_box(&q, &center, &axes, &half_extents), q)),
+    // By reference: a copy of two primitives (a box's is 16 words) cost a
+    // capsule pair more than its segments' arithmetic.
+    match (a, b) {
+        (Point(p), Point(q)) => Some((*p, *q)),
+        (Point(p), Segment(q0, q1)) => Some(segments(p, p, q0, q1)),
+        (Segment(p0, p1), Point(q)) => Some(segments(p0, p1, q, q)),
+        (Segment(p0, p1), Segment(q0, q1)) => Some(segments(p0, p1, q0, q1)),
+        (Point(p), Cuboid { center, axes, half_extents }) => Some((*p, point_in_box(p, center, axes, half_extents))),
+        (Cuboid { center, axes, half_extents }, Point(q)) => Some((point_in_box(q, center, axes, half_extents), *q)),
         (Segment(p0, p1), Cuboid { center, axes, half_extents }) => {
-            let p = segment_near_box(&p0, &p1, &center, &axes, &half_extents);
-            Some((p, point_in_box(&p, &center, &axes, &half_extents)))
+            let p = segment_near_box(p0, p1, center, axes, half_extents);
+            Some((p, point_in_box(&p, center, axes, half_extents)))
         }
         (Cuboid { center, axes, half_extents }, Segment(q0, q1)) => {
-            let q = segment_near_box(&q0, &q1, &center, &axes, &half_extents);
-            Some((point_in_box(&q, &center, &axes, &half_extents), q))
+            let q = segment_near_box(q0, q1, center, axes, half_extents);
+            Some((point_in_box(&q, center, axes, half_extents), q))
         }
         _ => None,
     }
