@@ -183,8 +183,16 @@ impl<R: Real, S: SupportMap<R>> SupportMap<R> for Placed<S, R> {
         let local = self.pose.rotation.inverse_transform_vector(dir);
         self.pose.transform_point(&self.shape.support_hinted(&local, hint))
     }
+    /// The pose's translation when the shape is centred at its origin (every
+    /// primitive: the test folds away), without a product by the rotation.
+    #[inline]
     fn center(&self) -> Pt3<R> {
-        self.pose.transform_point(&self.shape.center())
+        let c = self.shape.center();
+        if c == Pt3::origin() {
+            Pt3::from(self.pose.translation.vector)
+        } else {
+            self.pose.transform_point(&c)
+        }
     }
     #[inline]
     fn margin(&self) -> R {
@@ -210,7 +218,12 @@ impl<R: Real, S: SupportMap<R>> SupportMap<R> for Placed<S, R> {
     }
     #[inline]
     fn center_from(&self, origin: &Pt3<R>) -> Vec3<R> {
-        self.pose.rotation * self.shape.center().coords + (self.pose.translation.vector - origin.coords)
+        let c = self.shape.center();
+        if c == Pt3::origin() {
+            self.pose.translation.vector - origin.coords
+        } else {
+            self.pose.rotation * c.coords + (self.pose.translation.vector - origin.coords)
+        }
     }
     /// The shape's core in its own frame, rotated, then moved by `t − origin`.
     #[inline]
