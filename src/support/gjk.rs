@@ -151,10 +151,10 @@ where
 {
     let origin = a.center();
     let (a, b) = (&Relative::new(a, origin), &Relative::new(b, origin));
-    if a.margin() + b.margin() > R::ZERO {
+    let m = a.margin() + b.margin();
+    if m > R::ZERO {
         // The cores' GJK stops as soon as it certifies them farther apart
         // than the margins.
-        let m = a.margin() + b.margin();
         if let Some(outcome) = on_cores(a, b, budget, cache, m, &origin.coords) {
             return outcome;
         }
@@ -478,7 +478,6 @@ fn conclude<R: Real>(
 /// The separated answer, its witness points moved by `to_world`. Bounds hold up to the rounding of the support
 /// points (a few ε·scale): at convergence the computed lower bound may exceed
 /// `|v|` by ulps, and is then clamped to it.
-#[inline(always)]
 fn separated<R: Real>(simplex: &Simplex<R>, v: Vec3<R>, bounds: Bounds<R>, to_world: &Vec3<R>) -> GjkOutcome<R> {
     let (pa, pb) = simplex.witnesses();
     let (pa, pb) = (pa + to_world, pb + to_world);
@@ -548,10 +547,10 @@ where
     if !(m > R::ZERO) {
         return run_threshold(a, b, threshold, budget, cache);
     }
-    if let Some(t) = closed_form_threshold(a, b, threshold, budget, cache) {
+    if let Some(t) = closed_form_threshold(a, b, m, threshold, budget, cache) {
         return t;
     }
-    let shift = |bounds: Bounds<R>| Bounds { lower: bounds.lower - m, upper: bounds.upper - m };
+    let shift = |bounds| shifted(bounds, m);
     match run_threshold(&Core(a), &Core(b), threshold + m, budget, cache) {
         // Clear only when the shifted bound still clears the threshold: the
         // rounding of `threshold + m` may have let the cores' test pass by an ulp.
@@ -601,11 +600,8 @@ where
 /// then certified apart, at the upper bound reached; [`distance`] passes
 /// `R::INFINITY`). Points moved by `to_world`.
 ///
-/// Out of line, and the bodies' GJK left to the caller: with a second
-/// call of [`run`] here, the firmware build inlined GJK's loop differently
-/// for bodies without margins (box–box queries took 25 % more
-/// instructions on a Cortex-M4F, five simplex copies where there had been
-/// one).
+/// Out of line: the margin path stays out of the GJK loop that margin-free
+/// pairs inline.
 #[inline(never)]
 fn on_cores<R, A, B>(
     a: &A,
@@ -688,6 +684,7 @@ fn enclosing<R: Real>(core: &Witness<R>, ma: R, mb: R, to_world: &Vec3<R>) -> Si
 fn closed_form_threshold<R, A, B>(
     a: &A,
     b: &B,
+    m: R,
     threshold: R,
     budget: &Budget<R>,
     cache: &mut GjkWarmStart<R>,
@@ -697,19 +694,24 @@ where
     A: SupportMap<R> + ?Sized,
     B: SupportMap<R> + ?Sized,
 {
-    let m = a.margin() + b.margin();
-    if !(m > R::ZERO) || !threshold.finite() {
+    if !threshold.finite() {
         return None;
     }
-    let shift = |bounds: Bounds<R>| Bounds { lower: bounds.lower - m, upper: bounds.upper - m };
     if let Some(bounds) = warm_plane_clears(a, b, threshold + m, budget, cache) {
-        let bounds = shift(bounds);
+        let bounds = shifted(bounds, m);
         if bounds.lower > threshold {
             return Some(Threshold::Clear { bounds });
         }
     }
-    let bounds = shift(closed_form_gap(a, b, budget, cache)?.bounds);
+    let bounds = shifted(closed_form_gap(a, b, budget, cache)?.bounds, m);
     Some(if bounds.lower > threshold { Threshold::Clear { bounds } } else { Threshold::Within { bounds } })
+}
+
+/// The cores' distance bounds as the bodies' signed-distance bounds: both
+/// less the margins `m`.
+#[inline]
+fn shifted<R: Real>(bounds: Bounds<R>, m: R) -> Bounds<R> {
+    Bounds { lower: bounds.lower - m, upper: bounds.upper - m }
 }
 
 /// The closed-form gap of the two cores ([`closed_form::core_gap`]) when

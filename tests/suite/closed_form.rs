@@ -47,21 +47,23 @@ fn round_truth(a: &Round, b: &Round) -> f64 {
 /// Signed distance, bounds, witness points, normal and GJK-cache iterations.
 type Answer = (f64, [f64; 2], [Point3<f64>; 2], Vector3<f64>, u32);
 
-fn answer<R: Real>(a: &Round, b: &Round) -> Option<Answer> {
-    fn body<R: Real>(r: &Round) -> Box<dyn SupportMap<R>> {
-        // f32 bodies get the f64 pose rounded to f32 (then re-orthonormalised
-        // by `Placed::new`), f64 bodies the pose itself.
-        let lit = |x: f64| if R::EPSILON > R::lit(1e-10) { R::lit(x as f32 as f64) } else { R::lit(x) };
-        let p = Pose::<R>::from_parts(
-            Translation3::from(r.pose.translation.vector.map(lit)),
-            Rotation3::from_matrix_unchecked(r.pose.rotation.matrix().map(lit)),
-        );
-        if r.half > 0.0 {
-            Box::new(Placed::new(Capsule::new(R::lit(r.half), R::lit(r.radius)).unwrap(), p))
-        } else {
-            Box::new(Placed::new(Sphere::new(R::lit(r.radius)).unwrap(), p))
-        }
+/// The round body in precision `R`: f32 bodies get the f64 pose rounded to
+/// f32 (then re-orthonormalised by `Placed::new`), f64 bodies the pose
+/// itself.
+fn body<R: Real>(r: &Round) -> Box<dyn SupportMap<R>> {
+    let lit = |x: f64| if R::EPSILON > R::lit(1e-10) { R::lit(x as f32 as f64) } else { R::lit(x) };
+    let p = Pose::<R>::from_parts(
+        Translation3::from(r.pose.translation.vector.map(lit)),
+        Rotation3::from_matrix_unchecked(r.pose.rotation.matrix().map(lit)),
+    );
+    if r.half > 0.0 {
+        Box::new(Placed::new(Capsule::new(R::lit(r.half), R::lit(r.radius)).unwrap(), p))
+    } else {
+        Box::new(Placed::new(Sphere::new(R::lit(r.radius)).unwrap(), p))
     }
+}
+
+fn answer<R: Real>(a: &Round, b: &Round) -> Option<Answer> {
     let (ba, bb) = (body::<R>(a), body::<R>(b));
     let mut cache = GjkWarmStart::default();
     let out = contact(&*ba, &*bb, &Budget::default(), &mut cache);
@@ -250,14 +252,13 @@ fn clearance_in_closed_form_is_never_clear_below_the_threshold() {
         let (a, b) = (random_round(&mut g, 0.8), random_round(&mut g, 0.8));
         let truth = round_truth(&a, &b);
         let threshold = truth + g.random_range(-0.01..0.01);
-        let body = |r: &Round| -> Box<dyn SupportMap<f64>> {
-            if r.half > 0.0 {
-                Box::new(Placed::new(Capsule::new(r.half, r.radius).unwrap(), r.pose))
-            } else {
-                Box::new(Placed::new(Sphere::new(r.radius).unwrap(), r.pose))
-            }
-        };
-        let t = clearance(&*body(&a), &*body(&b), threshold, &Budget::default(), &mut GjkWarmStart::default());
+        let t = clearance(
+            &*body::<f64>(&a),
+            &*body::<f64>(&b),
+            threshold,
+            &Budget::default(),
+            &mut GjkWarmStart::default(),
+        );
         match t {
             Threshold::Clear { bounds } => {
                 assert!(truth > threshold - 1e-12 && bounds.lower > threshold, "case {case}")
@@ -273,7 +274,7 @@ fn clearance_in_closed_form_is_never_clear_below_the_threshold() {
         // A warm start from anywhere (a stale direction, or one that points
         // the wrong way): its separating plane clears only what is clear.
         let mut warm = GjkWarmStart { direction: crate::common::unit_vector(&mut g), ..Default::default() };
-        let t = clearance(&*body(&a), &*body(&b), threshold, &Budget::default(), &mut warm);
+        let t = clearance(&*body::<f64>(&a), &*body::<f64>(&b), threshold, &Budget::default(), &mut warm);
         if let Threshold::Clear { bounds } = t {
             assert!(truth > threshold - 1e-12 && bounds.lower > threshold, "case {case}: warm clear below");
             assert!(bounds.lower <= truth + 1e-12 && truth <= bounds.upper + 1e-12, "case {case}: warm bounds");
@@ -443,24 +444,12 @@ fn penetrating_boxes_take_the_separating_axis_depth() {
 /// the depth.
 fn gjk_entry_points_on_round_pairs<R: Real>(band: f64) {
     let mut g = rng(75);
-    let lit = |x: f64| if R::EPSILON > R::lit(1e-10) { R::lit(x as f32 as f64) } else { R::lit(x) };
-    let body = |r: &Round| -> Box<dyn SupportMap<R>> {
-        let p = Pose::<R>::from_parts(
-            Translation3::from(r.pose.translation.vector.map(lit)),
-            Rotation3::from_matrix_unchecked(r.pose.rotation.matrix().map(lit)),
-        );
-        if r.half > 0.0 {
-            Box::new(Placed::new(Capsule::new(R::lit(r.half), R::lit(r.radius)).unwrap(), p))
-        } else {
-            Box::new(Placed::new(Sphere::new(R::lit(r.radius)).unwrap(), p))
-        }
-    };
     let (mut apart, mut overlapping) = (0, 0);
     for case in 0..2000 {
         let (a, b) = (random_round(&mut g, 0.8), random_round(&mut g, 0.8));
         let truth = round_truth(&a, &b);
         let tol = band * (1.0 + a.half.max(b.half));
-        let (ba, bb) = (body(&a), body(&b));
+        let (ba, bb) = (body::<R>(&a), body::<R>(&b));
         let budget = Budget::default();
         let mut cache = GjkWarmStart::default();
         let distance = gjk::distance(&*ba, &*bb, &budget, &mut cache);
@@ -558,11 +547,7 @@ fn hulls_against_round_bodies_measure_the_cores() {
         let hull = narrowphase::hull::quickhull(&cloud).unwrap();
         let a = Placed::new(hull.polytope().unwrap(), pose(&mut g, 0.3));
         let r = random_round(&mut g, 1.0);
-        let b: Box<dyn SupportMap<f64>> = if r.half > 0.0 {
-            Box::new(Placed::new(Capsule::new(r.half, r.radius).unwrap(), r.pose))
-        } else {
-            Box::new(Placed::new(Sphere::new(r.radius).unwrap(), r.pose))
-        };
+        let b = body::<f64>(&r);
         let reference = gjk::distance(&a, &Whole(&*b), &fine, &mut GjkWarmStart::default());
         let budget = Budget::default();
         let d = gjk::distance(&a, &*b, &budget, &mut GjkWarmStart::default());
