@@ -80,7 +80,10 @@
 //! by a power of two into `[1, 2³²)`: exact, so the answer is the original
 //! problem's, scaled back. Known from the centres, that costs nothing; known
 //! only from the support points (a huge body at the origin), the query runs
-//! a second time, up to twice the budget's support queries.
+//! a second time, up to twice the budget's support queries. Scales beyond
+//! `MAX / 64`, and a second run whose support points still leave the range,
+//! answer [`Undetermined::NonFinite`]: never a decision taken on overflowed
+//! products.
 //!
 //! **Needles.** On a long thin CSO (a needle of aspect `k = L/w`) the
 //! centre ray grazes the surface and every portal spans the needle: points
@@ -139,7 +142,7 @@
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
 use super::frame::{in_pair_frame, ToWorld};
-use crate::math::{finite_vec, is_nan, max, max_abs, min, norm, Pt3, Real, Vec3};
+use crate::math::{finite_vec, max, max_abs, min, norm, Pt3, Real, Vec3};
 use crate::query::{Bounds, Budget, Penetration, Undetermined, Witness};
 use crate::shape::{Cso, CsoPoint, SupportMap};
 
@@ -356,18 +359,43 @@ where
     if !budget.is_valid() {
         return MprOutcome::Undetermined { reason: Undetermined::InvalidBudget, bounds: Bounds::unknown() };
     }
-    // Far from the origin: scaled from the start (no second run).
     let (ca, cb) = (a.center(), b.center());
     let centres = max(max_abs(&ca.coords), max_abs(&cb.coords));
-    if centres > product_range::<R>().1 && within_extent(centres) {
-        return run_scaled(a, b, budget, converge, centres);
+    // Far from the origin: scaled from the start.
+    let first = if centres > product_range::<R>().1 {
+        run_scaled(a, b, budget, converge, centres)
+    } else {
+        let (outcome, scale) = run_at(a, b, (ca, cb), budget, converge);
+        Ran { outcome, scale, fits: in_product_range(scale) }
+    };
+    // Tiny problems (below the shapes' sizes) keep the unscaled answer.
+    if first.fits || first.scale < crate::shape::min_extent() {
+        return first.outcome;
     }
-    let (outcome, scale) = run_at(a, b, (ca, cb), budget, converge);
-    // Bodies large (or tiny) for their centres: again, scaled.
-    if !in_product_range(scale) && within_extent(scale) {
-        return run_scaled(a, b, budget, converge, scale);
+    // Bodies large (or tiny) for their centres: once more, scaled by the size reached.
+    let second = run_scaled(a, b, budget, converge, first.scale);
+    if second.fits {
+        second.outcome
+    } else {
+        beyond_range()
     }
-    outcome
+}
+
+/// A run of the solver: its outcome, the problem's scale it reached, and
+/// whether that scale kept its products in range (in the units it ran in).
+struct Ran<R: Real> {
+    outcome: MprOutcome<R>,
+    scale: R,
+    fits: bool,
+}
+
+/// The answer where the problem's products would leave the floating-point
+/// range even scaled: coordinates near `R::MAX`, or a scaled run that met
+/// support points far beyond the scale it was scaled by. Unscaled, the
+/// overflow gave false `Penetrating` answers (for example a cone stretched
+/// by an affine map to 6e151 reported 1.9e151 deep, 6.6e150 from a sphere).
+fn beyond_range<R: Real>() -> MprOutcome<R> {
+    MprOutcome::Undetermined { reason: Undetermined::NonFinite, bounds: Bounds::unknown() }
 }
 
 /// One run of the solver (`centres`: the bodies'); the outcome and the
@@ -422,15 +450,6 @@ fn in_product_range<R: Real>(scale: R) -> bool {
     !(scale > hi) && !(scale < lo)
 }
 
-/// Whether `scale` is a size the shapes accept (`min_extent ..= max_extent`):
-/// there the power of two of [`run_scaled`] and its inverse are finite and
-/// nonzero in both precisions (for example a subnormal scale in f32
-/// made the factor infinite and the bounds NaN). Beyond, MPR runs unscaled.
-#[inline]
-fn within_extent<R: Real>(scale: R) -> bool {
-    !(scale < crate::shape::min_extent()) && !(scale > crate::shape::max_extent()) && !is_nan(scale)
-}
-
 /// `(MIN_POSITIVE^¼ · 64, MAX^¼ / 64)`, rounded inwards, as literals (a
 /// square root here would cost two `vsqrt` per query on an MCU).
 #[inline]
@@ -444,18 +463,26 @@ fn product_range<R: Real>() -> (R, R) {
 
 /// MPR on both bodies scaled by a power of two that brings `scale` to
 /// `[1, 2³²)` — exact, so every sign test is the one of the original
-/// problem — and the answer scaled back (exactly).
-fn run_scaled<R, A, B>(a: &A, b: &B, budget: &Budget<R>, converge: bool, scale: R) -> MprOutcome<R>
+/// problem — and the answer scaled back (exactly). Only scales from
+/// [`min_extent`](crate::shape::min_extent) to `MAX / 64` are scaled: there
+/// the factor and its inverse are finite and nonzero in both precisions (a
+/// subnormal scale in f32 made the factor infinite and the bounds NaN), and
+/// so is every answer scaled back (at most a few times the scale); beyond,
+/// the answer is [`beyond_range`].
+fn run_scaled<R, A, B>(a: &A, b: &B, budget: &Budget<R>, converge: bool, scale: R) -> Ran<R>
 where
     R: Real,
     A: SupportMap<R> + ?Sized,
     B: SupportMap<R> + ?Sized,
 {
+    if !(scale >= crate::shape::min_extent() && scale <= R::MAX * R::lit(0.015_625)) {
+        return Ran { outcome: beyond_range(), scale, fits: false };
+    }
     // 2⁻³² and 2³².
     let (step_down, step_up) = (R::lit(2.328_306_436_538_696_3e-10), R::lit(4_294_967_296.0));
     let (mut factor, mut s) = (R::ONE, scale);
-    // `scale` is within the shapes' extent (2^±54 in f32, 2^±502 in f64): at
-    // most 16 steps, the factor and its inverse stay finite and nonzero.
+    // From 2⁻⁵⁴ (f32) or 2⁻⁵⁰² (f64) to 2¹²² or 2¹⁰¹⁸: at most 32 steps, the
+    // factor (at least 2⁻⁹⁶ or 2⁻⁹⁹²) and its inverse stay finite and normal.
     for _ in 0..40 {
         if !(s >= step_up) {
             break;
@@ -469,10 +496,10 @@ where
         (factor, s) = (factor * step_up, s * step_up);
     }
     let (sa, sb) = (Scaled { body: a, factor }, Scaled { body: b, factor });
-    let (outcome, _) = run_at(&sa, &sb, (sa.center(), sb.center()), budget, converge);
+    let (outcome, reached) = run_at(&sa, &sb, (sa.center(), sb.center()), budget, converge);
     let back = R::ONE / factor;
     let bounds = |b: Bounds<R>| Bounds { lower: b.lower * back, upper: b.upper * back };
-    match outcome {
+    let outcome = match outcome {
         MprOutcome::Separated { lower_bound, axis } => MprOutcome::Separated { lower_bound: lower_bound * back, axis },
         MprOutcome::Penetrating(p) => MprOutcome::Penetrating(Penetration {
             depth: p.depth * back,
@@ -484,7 +511,8 @@ where
             },
         }),
         MprOutcome::Undetermined { reason, bounds: b } => MprOutcome::Undetermined { reason, bounds: bounds(b) },
-    }
+    };
+    Ran { outcome, scale: reached * back, fits: in_product_range(reached) }
 }
 
 /// A body scaled about the origin by `factor` (a power of two: exact).

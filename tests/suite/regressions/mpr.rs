@@ -5,7 +5,7 @@
 //! separating planes from closed-form support functions, and dense sampling
 //! of a superquadric's cross-section.
 
-use nalgebra::{Matrix3, Quaternion, Translation3, UnitQuaternion, Vector3};
+use nalgebra::{Matrix3, Quaternion, Rotation3, Translation3, UnitQuaternion, Vector3};
 use narrowphase::prelude::*;
 
 use super::{at, best_gap};
@@ -156,6 +156,46 @@ fn f64_ellipsoid_at_1e110_is_not_penetrating_in_mpr() {
     let (a, b) = build(1.0);
     let out = mpr::intersect(&a, &b, &Budget::default());
     assert_ne!(out.is_penetrating(), Some(true), "{gap:e} apart: {out:?}");
+}
+
+/// `f64-affine-cone-1.6e151-penetrating-6.6e150-apart`: A = a cone
+/// (half-height 2.5e149, radius 8e150) under the linear map with columns
+/// (1, 0.25, 0), (0, 1.5, 0), (0.125, 0, −128), rotated by the axis-angle
+/// vector (1, 118.88, −84.13) and placed at (3e150, 8e150, 8e150); B = a
+/// unit sphere near the origin. The map stretches the cone to ~6e151, past
+/// `max_extent` (1.3e151), and puts its interior point 1.6e151 from the
+/// origin. MPR ran such problems unscaled, its degree-4 products overflowed,
+/// and both queries answered `Penetrating` (depth 1.9e151). Truth: a
+/// separating plane from closed-form support functions (the cone's is
+/// `max(h·u_z, −h·u_z + r·|u_xy|)`), and every separation certificate holds
+/// along its own axis against them.
+#[test]
+fn f64_affine_cone_beyond_max_extent_is_not_penetrating_in_mpr() {
+    let (h, r) = (2.5e149, 8e150);
+    let m = Matrix3::from_iterator([1.0, 0.25, 0.0, 0.0, 1.5, 0.0, 0.125, 0.0, -128.0]);
+    let rot = Rotation3::new(Vector3::new(256.0, 30434.0, -21537.0) / 256.0);
+    let t = Vector3::new(3e150, 8e150, 8e150);
+    let cb = Vector3::new(0.0, -3.720663582180594e-103, 1.0);
+    let a = Placed::new(
+        Affine::new(Cone::new(h, r).unwrap(), m, Vector3::zeros()).unwrap(),
+        Pose::from_parts(Translation3::from(t), rot),
+    );
+    let b = Placed::new(Sphere::new(1.0).unwrap(), at::<f64>(cb.x, cb.y, cb.z));
+    let h_a = |n: Vector3<f64>| {
+        let u = m.transpose() * (rot.inverse() * n);
+        t.dot(&n) + (h * u.z).max(-h * u.z + r * u.xy().norm())
+    };
+    let gap = |n: Vector3<f64>| -h_a(n) - (cb.dot(&-n) + 1.0);
+    let best = best_gap(gap);
+    assert!(best > 6e150, "closed-form gap {best:e}");
+    for out in [mpr::intersect(&a, &b, &Budget::default()), mpr::penetration(&a, &b, &Budget::default())] {
+        match out {
+            MprOutcome::Separated { lower_bound, axis } => {
+                assert!(lower_bound <= gap(axis) * (1.0 + 1e-9), "{best:e} apart, certificate {out:?}")
+            }
+            _ => panic!("{best:e} apart: {out:?}"),
+        }
+    }
 }
 
 /// `crash-aa0e7979dfb66f93a3193b17b8ddf965f5cae6c8`: a sphere under a linear
