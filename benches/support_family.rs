@@ -6,7 +6,8 @@
 //!   hulls (our `hull::quickhull`; parry's own `ConvexPolyhedron::from_convex_hull`
 //!   of the same points) of N = 50, 200, 500, 1000 points uniform on the unit
 //!   sphere, axes scaled 3:2:1; pairs drawn from a pool of [`POOL`] hulls.
-//! - `box`, `capsule`, `cyl_cone` (a cylinder against a cone), `ellipsoid`.
+//! - `box`, `capsule`, `sphere_box` (a ball against a box), `cyl_cone` (a
+//!   cylinder against a cone), `ellipsoid`.
 //!   parry has no ellipsoid: its column there is a convex hull of
 //!   [`ELLIPSOID_HULL_POINTS`] surface points (different geometry and cost; not
 //!   a like-for-like ratio).
@@ -1565,6 +1566,20 @@ fn main() {
     if wanted("capsule") {
         let spec = Spec { round: true, ..primitive("capsule", capsule(), capsule(), true, false) };
         run(&mut c, &mut reg, &mode, spec, 22);
+    }
+
+    // A ball against a box (a tool tip or a wrist against a table): both
+    // coal and parry3d answer it in closed form.
+    let sphere = (
+        Sphere::new(0.5_f32).unwrap(),
+        Sphere::new(0.5_f64).unwrap(),
+        Box::new(parry3d::shape::Ball::new(0.5)) as Box<dyn PShape>,
+        id,
+        CoalShape::sphere(0.5),
+    );
+    if wanted("sphere_box") {
+        let spec = Spec { round: true, ..primitive("sphere_box", sphere, cuboid(), true, false) };
+        run(&mut c, &mut reg, &mode, spec, 26);
     }
 
     let cylinder = (
