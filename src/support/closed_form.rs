@@ -45,9 +45,12 @@ pub(crate) fn core_gap<R: Real>(a: &CorePrimitive<R>, b: &CorePrimitive<R>, tole
     if !(distance > R::ZERO) || !distance.finite() {
         return None;
     }
-    let n = d * (R::ONE / distance);
-    // Separating plane along n: B's lowest point minus A's highest.
-    let lower = lowest(b, &n) - highest(a, &n);
+    let inv = R::ONE / distance;
+    let n = d * inv;
+    // Separating plane along n: B's lowest point minus A's highest, taken
+    // along d and then scaled, so that the support values do not wait for
+    // the square root and the division.
+    let lower = (lowest(b, &d) - highest(a, &d)) * inv;
     let scale = max(max(extent(a), extent(b)), max(max_abs(&pa), max_abs(&pb)));
     let floor = R::lit(16.0) * R::EPSILON * scale;
     let lower = min(lower, distance);
@@ -213,14 +216,19 @@ fn segments<R: Real>(p0: &Vec3<R>, p1: &Vec3<R>, q0: &Vec3<R>, q1: &Vec3<R>) -> 
             R::ZERO
         }
     };
-    // `s` for a given `t` (and `t` for `s`), each the 1-D minimiser clamped.
-    let s_for = |t: R| if uu > R::ZERO { clamp((t * uw - ur) / uu) } else { R::ZERO };
-    let t_for = |s: R| if ww > R::ZERO { clamp((s * uw + wr) / ww) } else { R::ZERO };
+    // The three divisions are independent of each other: taken first, as
+    // reciprocals, they overlap in the divider instead of queueing along
+    // the chain s₀ → t → s. Any s, t in [0, 1] give points of the
+    // segments; the caller's certificate does not rest on their rounding.
+    let inv = |x: R| if x > R::ZERO { R::ONE / x } else { R::ZERO };
+    let (inv_uu, inv_ww) = (inv(uu), inv(ww));
     let det = uu * ww - uw * uw;
     // Parallel (or a point): any s will do; take A's start and B's best.
-    let s0 = if det > R::EPSILON * uu * ww { clamp((uw * wr - ww * ur) / det) } else { R::ZERO };
-    let t = t_for(s0);
-    let s = s_for(t);
+    let inv_det = if det > R::EPSILON * uu * ww { R::ONE / det } else { R::ZERO };
+    let s0 = clamp((uw * wr - ww * ur) * inv_det);
+    // `t` optimal for `s₀`, then `s` for `t`, each the 1-D minimiser clamped.
+    let t = clamp((s0 * uw + wr) * inv_ww);
+    let s = clamp((t * uw - ur) * inv_uu);
     (p0 + u * s, q0 + w * t)
 }
 

@@ -121,8 +121,10 @@ where
     let origin = a.center();
     let (a, b) = (&Relative::new(a, origin), &Relative::new(b, origin));
     if a.margin() + b.margin() > R::ZERO {
-        if let Some(outcome) = on_cores(a, b, budget, cache, R::INFINITY, &origin.coords) {
-            return outcome;
+        match on_cores(a, b, budget, cache, R::INFINITY, &origin.coords) {
+            OnCores::Separated(s) => return GjkOutcome::Separated(s),
+            OnCores::Touching(cores) => return touching(a, b, &cores, &origin.coords),
+            OnCores::Bodies => {}
         }
     }
     run(a, b, budget, cache, R::INFINITY, &origin.coords)
@@ -155,8 +157,10 @@ where
     if m > R::ZERO {
         // The cores' GJK stops as soon as it certifies them farther apart
         // than the margins.
-        if let Some(outcome) = on_cores(a, b, budget, cache, m, &origin.coords) {
-            return outcome;
+        match on_cores(a, b, budget, cache, m, &origin.coords) {
+            OnCores::Separated(s) => return GjkOutcome::Separated(s),
+            OnCores::Touching(cores) => return touching(a, b, &cores, &origin.coords),
+            OnCores::Bodies => {}
         }
     }
     run(a, b, budget, cache, R::ZERO, &origin.coords)
@@ -590,8 +594,9 @@ where
 /// closed-form primitives ([`SupportMap::core_primitive_from`]), else by
 /// GJK on the cores, which never meets a round surface. Cores farther apart
 /// than `m` are the bodies' separation (witness points moved out to the
-/// surfaces); cores apart by less (or within the tolerance above) give four
-/// CSO points around the origin ([`enclosing`]). `None`, the cache as it
+/// surfaces); cores apart by less (or within the tolerance above) are
+/// [`OnCores::Touching`], for the caller to answer with four CSO points
+/// around the origin ([`touching`]). [`OnCores::Bodies`], the cache as it
 /// was, for overlapping cores and cores the bounds leave undecided against
 /// `m`: the caller runs GJK on the bodies, whose simplex is what EPA
 /// expects from a deep overlap, and which may certify what the cores'
@@ -610,7 +615,7 @@ fn on_cores<R, A, B>(
     cache: &mut GjkWarmStart<R>,
     exit_above: R,
     to_world: &Vec3<R>,
-) -> Option<GjkOutcome<R>>
+) -> OnCores<R>
 where
     R: Real,
     A: SupportMap<R> + ?Sized,
@@ -631,17 +636,39 @@ where
     };
     if let Some((cores, scale)) = cores {
         match closed_form::with_margins(&cores, scale, ma, mb, budget, to_world) {
-            Proximity::Separated(s) => return Some(GjkOutcome::Separated(s)),
-            Proximity::Penetrating(_) => {
-                return Some(GjkOutcome::Penetrating(enclosing(&cores.witness, ma, mb, to_world)))
-            }
+            Proximity::Separated(s) => return OnCores::Separated(s),
+            Proximity::Penetrating(_) => return OnCores::Touching(cores),
             Proximity::Undetermined { .. } => {}
         }
     }
     // The bodies' GJK starts where the caller's cache said, not where the
     // cores' run stopped (the bodies' CSO is another set).
     *cache = entry;
-    None
+    OnCores::Bodies
+}
+
+/// What the cores say of two sphere-swept bodies ([`on_cores`]).
+enum OnCores<R: Real> {
+    /// The bodies are apart: their separation.
+    Separated(Separation<R>),
+    /// The bodies touch or overlap while the cores are apart: the cores'
+    /// separation, for [`touching`]. Small: the caller builds the simplex
+    /// in its own answer, one copy of it fewer on the way out.
+    Touching(Separation<R>),
+    /// The cores cannot decide: GJK on the bodies.
+    Bodies,
+}
+
+/// The answer for bodies that touch or overlap while their cores are
+/// `cores` apart: the four CSO points of [`enclosing`], in the world frame.
+#[inline]
+fn touching<R, A, B>(a: &A, b: &B, cores: &Separation<R>, to_world: &Vec3<R>) -> GjkOutcome<R>
+where
+    R: Real,
+    A: SupportMap<R> + ?Sized,
+    B: SupportMap<R> + ?Sized,
+{
+    GjkOutcome::Penetrating(enclosing(cores, a.margin(), b.margin(), to_world))
 }
 
 /// Four points of the CSO of two sphere-swept bodies whose cores are
@@ -653,7 +680,8 @@ where
 /// along `n`, the other three at `−d < 0` around the axis, so the
 /// tetrahedron holds the piece of the axis between, the origin among it.
 /// Points moved by `to_world`.
-fn enclosing<R: Real>(core: &Witness<R>, ma: R, mb: R, to_world: &Vec3<R>) -> Simplex<R> {
+fn enclosing<R: Real>(cores: &Separation<R>, ma: R, mb: R, to_world: &Vec3<R>) -> Simplex<R> {
+    let core = &cores.witness;
     let n = core.normal;
     let t = crate::math::any_orthogonal(&n);
     let s = n.cross(&t);
@@ -662,13 +690,22 @@ fn enclosing<R: Real>(core: &Witness<R>, ma: R, mb: R, to_world: &Vec3<R>) -> Si
         let (pa, pb) = (core.point_a.coords + u * ma, core.point_b.coords - u * mb);
         CsoPoint { w: pa - pb, a: Pt3::from(pa + to_world), b: Pt3::from(pb + to_world) }
     };
-    let mut simplex = Simplex::one(point(n));
-    simplex.push(point(t));
-    simplex.push(point(s * root - t * half));
-    simplex.push(point(-(s * root) - t * half));
-    // Sets the weights: the origin inside (the closest point zero), or,
-    // for bodies touching from outside within the tolerance, the closest
-    // point of the tetrahedron.
+    let pts = [point(n), point(t), point(s * root - t * half), point(-(s * root) - t * half)];
+    let (d, m) = (cores.distance, ma + mb);
+    if d < m {
+        // The origin lies on the axis at height d above the base, whose
+        // centroid is on the axis (the three u sum to zero), and the apex
+        // m above it: weight d/m on the apex, the rest shared by the base.
+        let top = d / m;
+        let side = (R::ONE - top) * R::lit(1.0 / 3.0);
+        return Simplex::around_origin(pts, [top, side, side, side]);
+    }
+    // Touching from outside within the tolerance: the closest point of the
+    // tetrahedron to the origin, and its weights.
+    let mut simplex = Simplex::one(pts[0]);
+    for p in &pts[1..] {
+        simplex.push(*p);
+    }
     let _ = simplex.reduce();
     simplex
 }

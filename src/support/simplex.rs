@@ -29,6 +29,12 @@ impl<R: Real> Simplex<R> {
         Self { pts: [p; 4], bary: [R::ONE, R::ZERO, R::ZERO, R::ZERO], closest: p.w, len: 1 }
     }
 
+    /// The tetrahedron `pts` around the origin, `bary` the origin's
+    /// barycentric weights in it (known to the caller in closed form).
+    pub(crate) fn around_origin(pts: [CsoPoint<R>; 4], bary: [R; 4]) -> Self {
+        Self { pts, bary, closest: Vec3::zeros(), len: 4 }
+    }
+
     /// The points (1 to 4).
     pub fn points(&self) -> &[CsoPoint<R>] {
         self.pts.get(..self.len as usize).unwrap_or(&[])

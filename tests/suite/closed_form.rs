@@ -484,6 +484,16 @@ fn gjk_entry_points_on_round_pairs<R: Real>(band: f64) {
             // Its points are CSO points (each body point in its body), and
             // their hull holds the origin.
             assert!(simplex.closest().norm().to_f64() <= tol, "case {case}: origin outside the simplex");
+            // Its weights are the origin's barycentric coordinates: convex,
+            // and the points they combine meet at the origin.
+            let weights: Vec<f64> = simplex.weights().iter().map(|x| x.to_f64()).collect();
+            assert!(weights.iter().all(|&l| l >= 0.0) && (weights.iter().sum::<f64>() - 1.0).abs() <= 1e-5);
+            let combined = simplex
+                .points()
+                .iter()
+                .zip(&weights)
+                .fold(Vector3::zeros(), |acc, (p, l)| acc + p.w.map(|x| x.to_f64()) * *l);
+            assert!(combined.norm() <= tol, "case {case}: weights combine to {combined:?}");
             for p in simplex.points() {
                 let (pa, pb) = (p.a.map(|x| x.to_f64()), p.b.map(|x| x.to_f64()));
                 assert!(to_surface(&a, &pa) <= tol && to_surface(&b, &pb) <= tol, "case {case}: simplex points");
