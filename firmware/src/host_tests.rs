@@ -36,7 +36,7 @@ fn workloads_are_all_determined() {
         let a = run(f, &mut NoProbe, &poly, &mut epa);
         println!("{:<36} {a:?}", f.name());
         assert_eq!(a.undetermined, 0, "{}", f.name());
-        let n = (a.separated + a.contact) as usize;
+        let n = (a.separated + a.contact + a.capped) as usize;
         assert!(f == Family::Empty || n == f.count(), "{}: {a:?}", f.name());
     }
 }

@@ -17,8 +17,8 @@ use nalgebra::{Rotation3, Translation3, Unit, Vector3};
 use narrowphase::minkowski::superquadric::ellipsoid_superquadric;
 use narrowphase::minkowski::MinkowskiOutcome;
 use narrowphase::prelude::*;
-use narrowphase::support::contact::contact;
 use narrowphase::query::Threshold;
+use narrowphase::support::contact::contact;
 use narrowphase::support::epa::DefaultEpa;
 
 use crate::rng::Rng;
@@ -89,10 +89,25 @@ pub enum Family {
     /// 10 bodies and 36 pairs, poses set and `Scene::tick` run, along a
     /// 50-tick motion of the arm towards the table and the person.
     SceneTickArm,
+    /// Worst-case bound of `gjk::distance` box–box: the random poses of
+    /// [`Family::GjkBoxBoxCold`] (the first [`SWEEP_RANDOM`]) and the
+    /// near-touching and degenerate poses of [`adversarial_box_pose`], each
+    /// run once per iteration cap `1..=SWEEP_CAPS` (see [`Family::sweep_caps`]).
+    GjkBoxBoxSweep,
+    /// The same for `gjk::intersect`.
+    GjkIntersectBoxBoxSweep,
+    /// The same for `gjk::distance_below` (threshold 0.05).
+    ClearanceBoxBoxSweep,
+    /// The same for `mpr::intersect` (its cap counts support queries).
+    MprIntersectBoxBoxSweep,
+    /// The same for `gjk::distance` between the 200-vertex polytopes, cold,
+    /// every fifth frame of [`Family::GjkPoly200Cold`], caps
+    /// `1..=POLY_SWEEP_CAPS`.
+    GjkPoly200Sweep,
 }
 
 /// Every family, in the order they run.
-pub const FAMILIES: [Family; 17] = [
+pub const FAMILIES: [Family; 22] = [
     Family::Empty,
     Family::GjkBoxBoxCold,
     Family::GjkIntersectBoxBox,
@@ -110,6 +125,11 @@ pub const FAMILIES: [Family; 17] = [
     Family::MinkowskiEllipsoidSuperquadric,
     Family::ClearanceBoxBox,
     Family::SceneTickArm,
+    Family::GjkBoxBoxSweep,
+    Family::GjkIntersectBoxBoxSweep,
+    Family::ClearanceBoxBoxSweep,
+    Family::MprIntersectBoxBoxSweep,
+    Family::GjkPoly200Sweep,
 ];
 
 impl Family {
@@ -133,6 +153,27 @@ impl Family {
             Family::MinkowskiEllipsoidSuperquadric => "minkowski_ellipsoid_superquadric",
             Family::ClearanceBoxBox => "gjk_distance_below_box_box",
             Family::SceneTickArm => "scene_tick_arm_cell",
+            Family::GjkBoxBoxSweep => "gjk_distance_box_box_sweep",
+            Family::GjkIntersectBoxBoxSweep => "gjk_intersect_box_box_sweep",
+            Family::ClearanceBoxBoxSweep => "gjk_distance_below_box_box_sweep",
+            Family::MprIntersectBoxBoxSweep => "mpr_intersect_box_box_sweep",
+            Family::GjkPoly200Sweep => "gjk_distance_poly200_sweep",
+        }
+    }
+
+    /// For the iteration-cap sweeps, the caps each pose runs at (`1..=caps`,
+    /// pose-major: the counts of one pose are consecutive). The cost of
+    /// iteration `k` is the count at cap `k` less the count at cap `k − 1`
+    /// (both include their exit); `cargo xtask icount` derives the
+    /// worst-case bound `first + (cap − 1) · max step` from them.
+    pub fn sweep_caps(self) -> Option<usize> {
+        match self {
+            Family::GjkBoxBoxSweep
+            | Family::GjkIntersectBoxBoxSweep
+            | Family::ClearanceBoxBoxSweep
+            | Family::MprIntersectBoxBoxSweep => Some(SWEEP_CAPS),
+            Family::GjkPoly200Sweep => Some(POLY_SWEEP_CAPS),
+            _ => None,
         }
     }
 
@@ -151,6 +192,11 @@ impl Family {
             Family::EpaContactBoxBox | Family::EpaWorkspaceBoxBox | Family::MprPenetrationBoxBox => DEEP_POSES,
             Family::ContactCapsuleCapsule | Family::MinkowskiEllipsoidSuperquadric => 50,
             Family::SqrtReal | Family::SqrtLibm => 16,
+            Family::GjkBoxBoxSweep
+            | Family::GjkIntersectBoxBoxSweep
+            | Family::ClearanceBoxBoxSweep
+            | Family::MprIntersectBoxBoxSweep => (SWEEP_RANDOM + ADVERSARIAL_POSES) * SWEEP_CAPS,
+            Family::GjkPoly200Sweep => FRAMES.div_ceil(POLY_SWEEP_STRIDE) * POLY_SWEEP_CAPS,
         }
     }
 }
@@ -164,6 +210,8 @@ pub struct Answers {
     pub contact: u32,
     /// Undetermined answers (a failure of the workload).
     pub undetermined: u32,
+    /// Runs of a sweep stopped by their iteration cap (expected there).
+    pub capped: u32,
 }
 
 impl Answers {
@@ -208,6 +256,17 @@ impl Answers {
             self.separated += 1;
         }
     }
+    /// A sweep's answer at `cap` of `caps`: a stop at the cap is expected
+    /// below the largest cap; at the largest, and for any other
+    /// undetermined answer, it is a failure (the sweep must reach every
+    /// pose's last iteration).
+    fn swept(&mut self, flag: Option<bool>, capped: bool, (cap, caps): (usize, usize)) {
+        if capped && cap < caps {
+            self.capped += 1;
+        } else {
+            self.flag(flag);
+        }
+    }
     fn mpr(&mut self, o: &MprOutcome<f32>) {
         match o.is_penetrating() {
             Some(true) => self.contact += 1,
@@ -221,6 +280,16 @@ const BOX_POSES: usize = 50;
 const DEEP_POSES: usize = 30;
 const FRAMES: usize = 50;
 const TICKS: usize = 50;
+/// Caps of the box sweeps (every pose's iterations end below it).
+pub const SWEEP_CAPS: usize = 12;
+/// Random box poses in the sweeps.
+const SWEEP_RANDOM: usize = 20;
+/// Near-touching and degenerate box poses in the sweeps.
+const ADVERSARIAL_POSES: usize = 12;
+/// Caps of the polytope sweep.
+pub const POLY_SWEEP_CAPS: usize = 24;
+/// Every how many frames of the polytope trajectory the sweep takes.
+const POLY_SWEEP_STRIDE: usize = 5;
 const HALF_A: [f32; 3] = [0.10, 0.15, 0.05];
 const HALF_B: [f32; 3] = [0.12, 0.08, 0.10];
 
@@ -244,6 +313,51 @@ fn box_pose(seed: u64, i: usize, lo: f32, hi: f32) -> (Pose<f32>, Pose<f32>) {
 
 /// Frame `k` (0..=FRAMES) of the polytope trajectory: A fixed, B
 /// approaching along x while turning about a fixed axis (~1.4° per frame).
+/// Pose `j` of the sweeps' adversarial box poses: faces parallel and
+/// touching, a hair apart or a hair inside; edges crossing at a touch;
+/// a vertex on a face; the centres coincident; faces coplanar side by side
+/// (flat simplices); a near-parallel tilt of 1e-4 rad.
+fn adversarial_box_pose(j: usize) -> (Pose<f32>, Pose<f32>) {
+    let id = Rotation3::identity();
+    let touch_x = HALF_A[0] + HALF_B[0];
+    // A turned 45° about y (its top an edge along y), B 45° about x (its
+    // bottom an edge along x): the two edges cross above A's centre.
+    let (edge_a, edge_b) = (
+        Rotation3::from_axis_angle(&Vector3::y_axis(), core::f32::consts::FRAC_PI_4),
+        Rotation3::from_axis_angle(&Vector3::x_axis(), core::f32::consts::FRAC_PI_4),
+    );
+    let edges = core::f32::consts::FRAC_1_SQRT_2 * (HALF_A[0] + HALF_A[2] + HALF_B[1] + HALF_B[2]);
+    // B's vertex (+hx, +hy, +hz) turned straight down, at its distance below B's centre.
+    let corner = Vector3::from(HALF_B);
+    let down = Rotation3::rotation_between(&corner, &-Vector3::z()).unwrap_or(id);
+    let tilt = Rotation3::from_axis_angle(&Vector3::y_axis(), 1e-4);
+    let (ra, t, rb) = match j {
+        0 => (id, Vector3::new(touch_x, 0.0, 0.0), id),
+        1 => (id, Vector3::new(touch_x + 1e-5, 0.0, 0.0), id),
+        2 => (id, Vector3::new(touch_x - 1e-5, 0.0, 0.0), id),
+        3 => (id, Vector3::new(touch_x, 0.03, 0.02), id),
+        4 => (edge_a, Vector3::new(0.0, 0.0, edges), edge_b),
+        5 => (edge_a, Vector3::new(0.0, 0.0, edges + 1e-5), edge_b),
+        6 => (id, Vector3::new(0.0, 0.0, HALF_A[2] + corner.norm()), down),
+        7 => (id, Vector3::zeros(), id),
+        // Top faces coplanar, side by side, apart and touching.
+        8 => (id, Vector3::new(touch_x + 0.01, 0.0, HALF_B[2] - HALF_A[2]), id),
+        9 => (id, Vector3::new(0.0, HALF_A[1] + HALF_B[1], HALF_B[2] - HALF_A[2]), id),
+        10 => (id, Vector3::new(touch_x + 1e-5, 0.0, 0.0), tilt),
+        _ => (id, Vector3::new(touch_x - 1e-3, 0.0, 0.0), tilt),
+    };
+    (pose(Vector3::zeros(), ra), pose(t, rb))
+}
+
+/// Pose `i` of the box sweeps: the random poses first, then the adversarial ones.
+fn sweep_box_pose(i: usize) -> (Pose<f32>, Pose<f32>) {
+    if i < SWEEP_RANDOM {
+        box_pose(1, i, 0.05, 0.45)
+    } else {
+        adversarial_box_pose(i - SWEEP_RANDOM)
+    }
+}
+
 fn poly_frame(k: usize) -> (Pose<f32>, Pose<f32>) {
     let s = k as f32 / FRAMES as f32;
     let axis = Unit::new_normalize(Vector3::new(0.3, 0.5, 0.8));
@@ -431,6 +545,14 @@ fn tick_arm(
     Some(scene.tick(budget))
 }
 
+/// Why a GJK answer is undetermined (`None` when it is not).
+fn undetermined_gjk(o: &GjkOutcome<f32>) -> Option<Undetermined> {
+    match o {
+        GjkOutcome::Undetermined { reason, .. } => Some(*reason),
+        _ => None,
+    }
+}
+
 /// Runs every query of `family` once, bracketed by `probe`. `poly` is the
 /// 200-vertex polytope ([`crate::poly200`], validated once by the caller),
 /// `epa` the caller-owned workspace of [`Family::EpaWorkspaceBoxBox`].
@@ -606,6 +728,71 @@ pub fn run<P: Probe>(family: Family, probe: &mut P, poly: &Polytope<'_, f32>, ep
                 let o = contact_capsule(&a, &b, &budget, &mut cache);
                 probe.stop();
                 ans.prox(&black_box(o));
+            }
+        }
+        Family::GjkBoxBoxSweep
+        | Family::GjkIntersectBoxBoxSweep
+        | Family::ClearanceBoxBoxSweep
+        | Family::MprIntersectBoxBoxSweep => {
+            for i in 0..SWEEP_RANDOM + ADVERSARIAL_POSES {
+                let (pa, pb) = sweep_box_pose(i);
+                for cap in 1..=SWEEP_CAPS {
+                    let (a, b) = (black_box(Placed::new(box_a, pa)), black_box(Placed::new(box_b, pb)));
+                    let budget = Budget::new(cap as u32, budget.tolerance);
+                    let mut cache = GjkWarmStart::default();
+                    let (flag, reason) = match family {
+                        Family::GjkBoxBoxSweep => {
+                            probe.start();
+                            let o = gjk_distance_box(&a, &b, &budget, &mut cache);
+                            probe.stop();
+                            let o = black_box(o);
+                            (o.is_penetrating(), undetermined_gjk(&o))
+                        }
+                        Family::GjkIntersectBoxBoxSweep => {
+                            probe.start();
+                            let o = gjk_intersect_box(&a, &b, &budget, &mut cache);
+                            probe.stop();
+                            let o = black_box(o);
+                            (o.is_penetrating(), undetermined_gjk(&o))
+                        }
+                        Family::ClearanceBoxBoxSweep => {
+                            probe.start();
+                            let o = clearance_box(&a, &b, &budget, &mut cache);
+                            probe.stop();
+                            match black_box(o) {
+                                Threshold::Undetermined { reason, .. } => (None, Some(reason)),
+                                o => (o.is_clear().map(|clear| !clear), None),
+                            }
+                        }
+                        _ => {
+                            probe.start();
+                            let o = mpr_intersect_box(&a, &b, &budget);
+                            probe.stop();
+                            match black_box(o) {
+                                MprOutcome::Undetermined { reason, .. } => (None, Some(reason)),
+                                o => (o.is_penetrating(), None),
+                            }
+                        }
+                    };
+                    ans.swept(flag, reason == Some(Undetermined::IterationCap), (cap, SWEEP_CAPS));
+                }
+            }
+        }
+        Family::GjkPoly200Sweep => {
+            let poly = *poly;
+            for k in (1..=FRAMES).step_by(POLY_SWEEP_STRIDE) {
+                let (pa, pb) = poly_frame(k);
+                for cap in 1..=POLY_SWEEP_CAPS {
+                    let (a, b) = (black_box(Placed::new(poly, pa)), black_box(Placed::new(poly, pb)));
+                    let budget = Budget::new(cap as u32, budget.tolerance);
+                    let mut cache = GjkWarmStart::default();
+                    probe.start();
+                    let o = gjk_distance_poly(&a, &b, &budget, &mut cache);
+                    probe.stop();
+                    let o = black_box(o);
+                    let capped = undetermined_gjk(&o) == Some(Undetermined::IterationCap);
+                    ans.swept(o.is_penetrating(), capped, (cap, POLY_SWEEP_CAPS));
+                }
             }
         }
         Family::SqrtReal | Family::SqrtLibm => {

@@ -473,7 +473,15 @@ const ICOUNT_HEADER: &str = "\
 # marker overhead) subtracted. `median` is the lower median, `worst` the
 # maximum over the family's corpus (`n` queries). Written by
 # `cargo xtask icount --update`; `cargo xtask icount` and the fw-icount test
-# step fail when a median or worst grows by more than 10 %.
+# step fail when a median, worst or bound grows by more than 10 %, or when a
+# family's worst exceeds the bound of its sweep.
+#
+# `*_sweep` families run each pose once per iteration cap 1, 2, ..., up to a
+# cap every pose finishes under: `first` is the most any pose cost at cap 1,
+# `step` the most one more iteration added (count at cap k less count at cap
+# k - 1, the exits' difference included), and `bound = first + 63 * step`
+# the worst case at `Budget::default()`'s cap of 64 iterations, for the
+# family of the same name without `_sweep`.
 ";
 
 /// Address and size of every function symbol (`llvm-nm -S --demangle`).
@@ -491,9 +499,17 @@ fn symbols(e: &Path) -> Result<Vec<(u64, u64, String)>> {
     Ok(v)
 }
 
-/// Runs the icount firmware under the exec trace; returns the per-family
-/// raw counts (marker overhead included) in program order.
-fn trace_counts() -> Result<Vec<(String, Vec<u64>)>> {
+/// One family's raw counts (marker overhead included), in program order,
+/// and for an iteration-cap sweep the caps each of its poses ran at.
+struct Counts {
+    name: String,
+    counts: Vec<u64>,
+    sweep_caps: Option<usize>,
+}
+
+/// Runs the icount firmware under the exec trace; returns every family's
+/// counts in program order.
+fn trace_counts() -> Result<Vec<Counts>> {
     let m = &MACHINES[0];
     let mut b = fw_cargo();
     b.args(["build", "--release", "--bin", "icount", "--target", m.target]);
@@ -616,14 +632,18 @@ fn trace_counts() -> Result<Vec<(String, Vec<u64>)>> {
     // Attribute the pairs to the families the firmware announced.
     let mut families = Vec::new();
     let mut it = counts.into_iter();
+    let mut sweep: Option<(String, usize)> = None;
     for l in log.lines() {
-        if let Some(w) = words(l, "FAMILY ") {
+        if let Some(w) = words(l, "SWEEP ") {
+            sweep = w.get(1).and_then(|n| n.parse().ok()).map(|caps| (w[0].clone(), caps));
+        } else if let Some(w) = words(l, "FAMILY ") {
             let n: usize = w.get(1).and_then(|n| n.parse().ok()).unwrap_or(0);
             let c: Vec<u64> = it.by_ref().take(n).collect();
             if c.len() != n {
                 return Err(Failure::new(format!("{}: {n} queries announced, {} marker pairs", w[0], c.len())));
             }
-            families.push((w[0].clone(), c));
+            let sweep_caps = sweep.take().filter(|(name, _)| *name == w[0]).map(|(_, caps)| caps);
+            families.push(Counts { name: w[0].clone(), counts: c, sweep_caps });
         }
     }
     if it.next().is_some() {
@@ -635,8 +655,8 @@ fn trace_counts() -> Result<Vec<(String, Vec<u64>)>> {
 fn icount(update: bool, verbose: bool) -> Result {
     let families = trace_counts()?;
     if verbose {
-        for (name, c) in &families {
-            println!("{name}: {c:?}");
+        for f in &families {
+            println!("{}: {:?}", f.name, f.counts);
         }
     }
     let median = |v: &[u64]| {
@@ -644,24 +664,31 @@ fn icount(update: bool, verbose: bool) -> Result {
         s.sort_unstable();
         s.get(s.len().saturating_sub(1) / 2).copied().unwrap_or(0)
     };
-    let overhead = families.iter().find(|f| f.0 == "empty").map_or(0, |f| median(&f.1));
+    let overhead = families.iter().find(|f| f.name == "empty").map_or(0, |f| median(&f.counts));
     let mut fresh = Table::new();
-    for (name, c) in &families {
-        if name == "empty" {
+    let mut bounds = Vec::new();
+    for f in &families {
+        if f.name == "empty" {
             continue;
         }
-        let net: Vec<u64> = c.iter().map(|x| x.saturating_sub(overhead)).collect();
+        let net: Vec<u64> = f.counts.iter().map(|x| x.saturating_sub(overhead)).collect();
         let worst = net.iter().copied().max().unwrap_or(0);
-        fresh.insert(
-            name.clone(),
-            BTreeMap::from([
-                ("n".to_string(), net.len() as u64),
-                ("median".to_string(), median(&net)),
-                ("worst".to_string(), worst),
-            ]),
-        );
+        let mut row = BTreeMap::from([
+            ("n".to_string(), net.len() as u64),
+            ("median".to_string(), median(&net)),
+            ("worst".to_string(), worst),
+        ]);
+        if let Some(caps) = f.sweep_caps {
+            let b = sweep_bound(&f.name, &net, caps)?;
+            row.insert("first".to_string(), b.first);
+            row.insert("step".to_string(), b.step);
+            row.insert("bound".to_string(), b.at(DEFAULT_CAP));
+            bounds.push(b);
+        }
+        fresh.insert(f.name.clone(), row);
     }
     println!("marker overhead (empty family, subtracted): {overhead} instructions");
+    print_bounds(&bounds, &fresh)?;
     let path = Path::new(FW).join("icount.toml");
     if update {
         print_icount(&fresh, None);
@@ -678,6 +705,81 @@ fn icount(update: bool, verbose: bool) -> Result {
             ICOUNT_SLACK * 100.0,
             bad.join("\n  ")
         )))
+    }
+}
+
+/// The iteration cap of `Budget::default()`, at which the bounds are stated.
+const DEFAULT_CAP: u64 = 64;
+
+/// A worst-case instruction bound from an iteration-cap sweep: a query that
+/// may run `cap` iterations costs at most `first + (cap − 1) · step`, with
+/// `first` the most any pose cost at cap 1 (set-up, one iteration, exit)
+/// and `step` the most one more iteration added at any pose and cap
+/// (count at cap k less count at cap k − 1: the iteration, and the
+/// difference of the two exits).
+struct SweepBound {
+    /// The sweep (`<family>_sweep`).
+    name: String,
+    first: u64,
+    step: u64,
+    /// Iterations the costliest pose ran (its count stops changing after).
+    deepest: usize,
+}
+
+impl SweepBound {
+    fn at(&self, cap: u64) -> u64 {
+        self.first + cap.saturating_sub(1) * self.step
+    }
+    /// The families this sweep bounds: the name without `_sweep`, as a prefix.
+    fn bounds(&self, family: &str) -> bool {
+        self.name.strip_suffix("_sweep").is_some_and(|stem| family != self.name && family.starts_with(stem))
+    }
+}
+
+/// The bound of one sweep's counts (`caps` per pose, pose-major).
+fn sweep_bound(name: &str, net: &[u64], caps: usize) -> Result<SweepBound> {
+    if caps == 0 || !net.len().is_multiple_of(caps) {
+        return Err(Failure::new(format!("{name}: {} counts are not whole sweeps of {caps} caps", net.len())));
+    }
+    let (mut first, mut step, mut deepest) = (0, 0, 0);
+    for pose in net.chunks(caps) {
+        first = first.max(pose[0]);
+        for (k, w) in pose.windows(2).enumerate() {
+            step = step.max(w[1].saturating_sub(w[0]));
+            if w[1] != w[0] {
+                deepest = deepest.max(k + 2);
+            }
+        }
+    }
+    Ok(SweepBound { name: name.to_string(), first, step, deepest })
+}
+
+/// Prints each sweep's bound at the default cap and checks it against the
+/// worst count of every family it bounds (a count above it would disprove it).
+fn print_bounds(bounds: &[SweepBound], fresh: &Table) -> Result {
+    if bounds.is_empty() {
+        return Ok(());
+    }
+    println!("worst-case bounds at the default cap of {DEFAULT_CAP} iterations (first + (cap - 1) * step):");
+    let mut broken = Vec::new();
+    for b in bounds {
+        let bound = b.at(DEFAULT_CAP);
+        println!(
+            "  {:<34} first {:>6}  step {:>6}  deepest pose {:>2} iterations  bound {:>8}",
+            b.name, b.first, b.step, b.deepest, bound
+        );
+        for (family, kv) in fresh.iter().filter(|(f, _)| b.bounds(f)) {
+            let worst = kv.get("worst").copied().unwrap_or(0);
+            println!("    {family:<32} worst {worst:>8} ({:.1} % of the bound)", 100.0 * worst as f64 / bound as f64);
+            if worst > bound {
+                broken.push(format!("{family}: worst {worst} above the bound {bound} of {}", b.name));
+            }
+        }
+    }
+    if broken.is_empty() {
+        Ok(())
+    } else {
+        Err(Failure::new(format!("a measured count exceeds its derived bound:\n  {}", broken.join("\n  "))))
     }
 }
 
@@ -710,6 +812,10 @@ fn print_icount(fresh: &Table, stored: Option<&Table>) -> Vec<String> {
         let limit = |was: u64| (was as f64 * (1.0 + ICOUNT_SLACK)).ceil() as u64;
         if med > limit(om) || worst > limit(ow) {
             bad.push(format!("{name}: median {om} -> {med}, worst {ow} -> {worst}"));
+        }
+        let (bound, ob) = (get(kv, "bound"), get(old, "bound"));
+        if bound > limit(ob) {
+            bad.push(format!("{name}: bound {ob} -> {bound}"));
         }
     }
     bad

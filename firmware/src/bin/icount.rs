@@ -67,14 +67,18 @@ fn main() -> ! {
     };
     let mut ok = true;
     for f in FAMILIES {
+        if let Some(caps) = f.sweep_caps() {
+            defmt::println!("SWEEP {=str} {=u32}", f.name(), caps as u32);
+        }
         defmt::println!("FAMILY {=str} {=u32}", f.name(), f.count() as u32);
         let a = run(f, &mut Markers, &poly, epa);
         defmt::println!(
-            "ANSWERS {=str} separated={=u32} contact={=u32} undetermined={=u32}",
+            "ANSWERS {=str} separated={=u32} contact={=u32} undetermined={=u32} capped={=u32}",
             f.name(),
             a.separated,
             a.contact,
-            a.undetermined
+            a.undetermined,
+            a.capped
         );
         ok &= a.undetermined == 0;
     }
