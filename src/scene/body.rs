@@ -2,7 +2,7 @@
 //! validated shape the queries see.
 
 use crate::error::ShapeError;
-use crate::math::{Pt3, Real, Vec3};
+use crate::math::{Mat3, Pt3, Real, Vec3};
 use crate::shape::{
     Bounded, Capsule, Cone, CorePrimitive, Cuboid, Cylinder, Ellipsoid, Polytope, PolytopeData, Rounded, Sphere,
     SupportMap, SupportWarmStart,
@@ -343,6 +343,10 @@ impl<R: Real> SupportMap<R> for Shape<'_, R> {
     #[inline]
     fn core_primitive_from(&self, origin: &Pt3<R>) -> Option<CorePrimitive<R>> {
         dispatch!(self, s => s.core_primitive_from(origin))
+    }
+    #[inline]
+    fn core_primitive_placed(&self, rotation: &Mat3<R>, offset: &Vec3<R>) -> Option<CorePrimitive<R>> {
+        dispatch!(self, s => s.core_primitive_placed(rotation, offset))
     }
 }
 

@@ -3,7 +3,7 @@
 
 use super::{check_sizes, unit_or_zero, Bounded, SupportMap};
 use crate::error::ShapeError;
-use crate::math::{sgn, Pt3, Real, Vec3};
+use crate::math::{sgn, Mat3, Pt3, Real, Vec3};
 
 /// A capsule along z: half-length `h` of the core segment, radius `r`.
 ///
@@ -82,6 +82,11 @@ impl<R: Real> SupportMap<R> for Capsule<R> {
     fn core_primitive_from(&self, origin: &Pt3<R>) -> Option<super::CorePrimitive<R>> {
         let h = Vec3::new(R::ZERO, R::ZERO, self.half_length);
         Some(super::CorePrimitive::Segment(-h - origin.coords, h - origin.coords))
+    }
+    #[inline]
+    fn core_primitive_placed(&self, rotation: &Mat3<R>, offset: &Vec3<R>) -> Option<super::CorePrimitive<R>> {
+        let axis = rotation.column(2) * self.half_length;
+        Some(super::CorePrimitive::Segment(offset - axis, offset + axis))
     }
 }
 

@@ -70,6 +70,14 @@ impl<R: Real> SupportMap<R> for Cuboid<R> {
             half_extents: self.half,
         })
     }
+    #[inline]
+    fn core_primitive_placed(
+        &self,
+        rotation: &crate::math::Mat3<R>,
+        offset: &Vec3<R>,
+    ) -> Option<super::CorePrimitive<R>> {
+        Some(super::CorePrimitive::Cuboid { center: *offset, axes: *rotation, half_extents: self.half })
+    }
 }
 
 impl<R: Real> Bounded<R> for Cuboid<R> {

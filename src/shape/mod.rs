@@ -39,7 +39,7 @@ pub use transform::{
 };
 
 use crate::error::ShapeError;
-use crate::math::{Pt3, Real, Vec3};
+use crate::math::{Mat3, Pt3, Real, Vec3};
 
 /// The caller-owned hint of a hill-climbing support map: the index of the
 /// vertex returned last. Shapes that do not climb ignore it. Starting value 0.
@@ -130,6 +130,18 @@ pub trait SupportMap<R: Real> {
         let _ = origin;
         None
     }
+
+    /// [`core_primitive_from`](Self::core_primitive_from) the body's own
+    /// origin, turned by `rotation` and moved by `offset`: what
+    /// [`Placed`] asks of its shape. The default moves the primitive;
+    /// spheres, capsules and boxes build the moved one directly (a capsule's
+    /// segment from the rotation's axis column, a box's axes as the rotation
+    /// itself), with the same values: the products they skip are by the
+    /// local frame's zeros and ones, which are exact.
+    #[inline]
+    fn core_primitive_placed(&self, rotation: &Mat3<R>, offset: &Vec3<R>) -> Option<CorePrimitive<R>> {
+        Some(self.core_primitive_from(&Pt3::origin())?.moved(rotation, offset))
+    }
 }
 
 /// A body seen through its core: the support map of
@@ -171,6 +183,10 @@ impl<R: Real, S: SupportMap<R> + ?Sized> SupportMap<R> for Core<'_, S> {
     #[inline]
     fn core_primitive_from(&self, origin: &Pt3<R>) -> Option<CorePrimitive<R>> {
         self.0.core_primitive_from(origin)
+    }
+    #[inline]
+    fn core_primitive_placed(&self, rotation: &Mat3<R>, offset: &Vec3<R>) -> Option<CorePrimitive<R>> {
+        self.0.core_primitive_placed(rotation, offset)
     }
 }
 
@@ -216,6 +232,10 @@ impl<R: Real, T: SupportMap<R> + ?Sized> SupportMap<R> for &T {
     #[inline]
     fn core_primitive_from(&self, origin: &Pt3<R>) -> Option<CorePrimitive<R>> {
         (**self).core_primitive_from(origin)
+    }
+    #[inline]
+    fn core_primitive_placed(&self, rotation: &Mat3<R>, offset: &Vec3<R>) -> Option<CorePrimitive<R>> {
+        (**self).core_primitive_placed(rotation, offset)
     }
 }
 

@@ -2,7 +2,7 @@
 
 use super::{check_sizes, unit_or_zero, Bounded, SupportMap};
 use crate::error::ShapeError;
-use crate::math::{Pt3, Real, Vec3};
+use crate::math::{Mat3, Pt3, Real, Vec3};
 
 /// A ball (solid sphere) centred at the origin.
 ///
@@ -69,6 +69,11 @@ impl<R: Real> SupportMap<R> for Sphere<R> {
     #[inline]
     fn core_primitive_from(&self, origin: &Pt3<R>) -> Option<super::CorePrimitive<R>> {
         Some(super::CorePrimitive::Point(-origin.coords))
+    }
+    #[inline]
+    fn core_primitive_placed(&self, rotation: &Mat3<R>, offset: &Vec3<R>) -> Option<super::CorePrimitive<R>> {
+        let _ = rotation;
+        Some(super::CorePrimitive::Point(*offset))
     }
 }
 

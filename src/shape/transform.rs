@@ -228,8 +228,7 @@ impl<R: Real, S: SupportMap<R>> SupportMap<R> for Placed<S, R> {
     /// The shape's core in its own frame, rotated, then moved by `t − origin`.
     #[inline]
     fn core_primitive_from(&self, origin: &Pt3<R>) -> Option<CorePrimitive<R>> {
-        let local = self.shape.core_primitive_from(&Pt3::origin())?;
-        Some(local.moved(self.pose.rotation.matrix(), &(self.pose.translation.vector - origin.coords)))
+        self.shape.core_primitive_placed(self.pose.rotation.matrix(), &(self.pose.translation.vector - origin.coords))
     }
 }
 

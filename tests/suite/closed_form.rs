@@ -10,6 +10,7 @@ use nalgebra::{Point3, Rotation3, Translation3, Vector3};
 use narrowphase::math::{Pose, Real};
 use narrowphase::prelude::*;
 use narrowphase::query::{Threshold, Undetermined};
+use narrowphase::shape::CorePrimitive;
 use narrowphase::support::contact::{clearance, contact};
 use rand::Rng;
 
@@ -594,4 +595,38 @@ fn hulls_against_round_bodies_measure_the_cores() {
         }
     }
     assert!(apart > 100 && overlapping > 30, "apart {apart}, overlapping {overlapping}");
+}
+
+/// A placed sphere, capsule or box builds its core primitive directly from
+/// the pose (the capsule's segment from the rotation's axis column, the
+/// box's axes as the rotation): the same primitive, value for value, as the
+/// one seen from the shape's own origin and then turned and moved, and its
+/// points where the primitive's definition puts them (the centre, the two
+/// segment ends at ±h along the placed z axis, the box's centre and axes).
+#[test]
+fn placed_core_primitives_are_the_moved_local_ones() {
+    let mut g = rng(1717);
+    for _ in 0..300 {
+        let p = pose(&mut g, 50.0);
+        let origin = Point3::from(Vector3::new(g.random_range(-50.0..50.0), g.random_range(-50.0..50.0), 0.0));
+        // The rotation a `Placed` keeps (re-orthonormalised).
+        let kept = Placed::new(Sphere::new(1.0_f64).unwrap(), p).pose().rotation;
+        let (r, t) = (kept.matrix(), p.translation.vector - origin.coords);
+        let h = g.random_range(0.01..2.0);
+        let half = Vector3::new(g.random_range(0.01..1.0), g.random_range(0.01..1.0), g.random_range(0.01..1.0));
+        let local = Point3::origin();
+        let sphere = Sphere::new(0.3_f64).unwrap();
+        let capsule = Capsule::new(h, 0.2_f64).unwrap();
+        let cuboid = Cuboid::new(half).unwrap();
+        let placed = |s: &dyn SupportMap<f64>| Placed::new(s, p).core_primitive_from(&origin);
+        let moved = |s: &dyn SupportMap<f64>| s.core_primitive_from(&local).map(|c| c.moved(r, &t));
+        for s in [&sphere as &dyn SupportMap<f64>, &capsule, &cuboid] {
+            assert_eq!(placed(s), moved(s));
+        }
+        let axis = r * Vector3::z() * h;
+        assert_eq!(placed(&sphere), Some(CorePrimitive::Point(t)));
+        let Some(CorePrimitive::Segment(p0, p1)) = placed(&capsule) else { panic!("a capsule's core is a segment") };
+        assert!((p0 - (t - axis)).norm() <= 1e-12 && (p1 - (t + axis)).norm() <= 1e-12);
+        assert_eq!(placed(&cuboid), Some(CorePrimitive::Cuboid { center: t, axes: *r, half_extents: half }));
+    }
 }
