@@ -348,6 +348,14 @@ impl<R: Real> SupportMap<R> for Shape<'_, R> {
     fn core_primitive_placed(&self, rotation: &Mat3<R>, offset: &Vec3<R>) -> Option<CorePrimitive<R>> {
         dispatch!(self, s => s.core_primitive_placed(rotation, offset))
     }
+    #[inline]
+    fn curved(&self) -> bool {
+        dispatch!(self, s => s.curved())
+    }
+    #[inline]
+    fn core_curved(&self) -> bool {
+        dispatch!(self, s => s.core_curved())
+    }
 }
 
 impl<R: Real> Bounded<R> for Shape<'_, R> {

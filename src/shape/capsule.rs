@@ -71,6 +71,10 @@ impl<R: Real> SupportMap<R> for Capsule<R> {
         Pt3::origin()
     }
     #[inline]
+    fn curved(&self) -> bool {
+        true
+    }
+    #[inline]
     fn margin(&self) -> R {
         self.radius
     }

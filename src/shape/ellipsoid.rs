@@ -69,6 +69,10 @@ impl<R: Real> SupportMap<R> for Ellipsoid<R> {
     fn center(&self) -> Pt3<R> {
         Pt3::origin()
     }
+    #[inline]
+    fn curved(&self) -> bool {
+        true
+    }
 }
 
 impl<R: Real> Bounded<R> for Ellipsoid<R> {

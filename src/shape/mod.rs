@@ -131,6 +131,26 @@ pub trait SupportMap<R: Real> {
         None
     }
 
+    /// Whether the body's surface is curved where GJK meets it (an
+    /// ellipsoid, a superquadric, a sphere-swept body, an affine image of
+    /// one): GJK converges only linearly on such a body, and the distance
+    /// queries then accelerate it with momentum ([`gjk`](crate::support::gjk)).
+    /// `false` (the default) for bodies of flat faces, edges and vertices
+    /// (boxes, polytopes, cylinders, cones), where plain GJK ends in a few
+    /// steps.
+    #[inline]
+    fn curved(&self) -> bool {
+        false
+    }
+
+    /// [`curved`](Self::curved) for the core (see [`margin`](Self::margin)):
+    /// a sphere's centre and a capsule's segment are not curved. The default
+    /// says the body's own when it has no margin.
+    #[inline]
+    fn core_curved(&self) -> bool {
+        self.curved() && !(self.margin() > R::ZERO)
+    }
+
     /// [`core_primitive_from`](Self::core_primitive_from) the body's own
     /// origin, turned by `rotation` and moved by `offset`: what
     /// [`Placed`] asks of its shape. The default moves the primitive;
@@ -188,6 +208,14 @@ impl<R: Real, S: SupportMap<R> + ?Sized> SupportMap<R> for Core<'_, S> {
     fn core_primitive_placed(&self, rotation: &Mat3<R>, offset: &Vec3<R>) -> Option<CorePrimitive<R>> {
         self.0.core_primitive_placed(rotation, offset)
     }
+    #[inline]
+    fn curved(&self) -> bool {
+        self.0.core_curved()
+    }
+    #[inline]
+    fn core_curved(&self) -> bool {
+        self.0.core_curved()
+    }
 }
 
 /// A body with a bounding sphere (and, from its support map, an AABB).
@@ -236,6 +264,14 @@ impl<R: Real, T: SupportMap<R> + ?Sized> SupportMap<R> for &T {
     #[inline]
     fn core_primitive_placed(&self, rotation: &Mat3<R>, offset: &Vec3<R>) -> Option<CorePrimitive<R>> {
         (**self).core_primitive_placed(rotation, offset)
+    }
+    #[inline]
+    fn curved(&self) -> bool {
+        (**self).curved()
+    }
+    #[inline]
+    fn core_curved(&self) -> bool {
+        (**self).core_curved()
     }
 }
 

@@ -59,6 +59,10 @@ impl<R: Real> SupportMap<R> for Sphere<R> {
         Pt3::origin()
     }
     #[inline]
+    fn curved(&self) -> bool {
+        true
+    }
+    #[inline]
     fn margin(&self) -> R {
         self.radius
     }

@@ -288,6 +288,10 @@ impl<R: Real> SupportMap<R> for Superquadric<R> {
         let (u1, u2) = lq_support_2(y.x, y.y, s, self.q2 - R::ONE);
         Pt3::new(a.x * t * u1, a.y * t * u2, a.z * u3)
     }
+    #[inline]
+    fn curved(&self) -> bool {
+        true
+    }
     fn center(&self) -> Pt3<R> {
         Pt3::origin()
     }

@@ -199,6 +199,14 @@ impl<R: Real, S: SupportMap<R>> SupportMap<R> for Placed<S, R> {
         self.shape.margin()
     }
     #[inline]
+    fn curved(&self) -> bool {
+        self.shape.curved()
+    }
+    #[inline]
+    fn core_curved(&self) -> bool {
+        self.shape.core_curved()
+    }
+    #[inline]
     fn support_core(&self, dir: &Vec3<R>, hint: &mut SupportWarmStart) -> Pt3<R> {
         let local = self.pose.rotation.inverse_transform_vector(dir);
         self.pose.transform_point(&self.shape.support_core(&local, hint))
@@ -323,6 +331,12 @@ impl<R: Real, S: SupportMap<R>> SupportMap<R> for Affine<S, R> {
     fn center_from(&self, origin: &Pt3<R>) -> Vec3<R> {
         self.linear * self.shape.center().coords + (self.offset - origin.coords)
     }
+    /// An affine image of a curved body is curved (and the map has no
+    /// margin to strip: its image of a sphere-swept body is curved whole).
+    #[inline]
+    fn curved(&self) -> bool {
+        self.shape.curved()
+    }
 }
 
 impl<R: Real, S: Bounded<R>> Bounded<R> for Affine<S, R> {
@@ -368,6 +382,15 @@ impl<R: Real, A: SupportMap<R>, B: SupportMap<R>> SupportMap<R> for MinkowskiSum
     #[inline]
     fn margin(&self) -> R {
         self.a.margin() + self.b.margin()
+    }
+    /// A sum is curved where either term is.
+    #[inline]
+    fn curved(&self) -> bool {
+        self.a.curved() || self.b.curved()
+    }
+    #[inline]
+    fn core_curved(&self) -> bool {
+        self.a.core_curved() || self.b.core_curved()
     }
     #[inline]
     fn support_core(&self, dir: &Vec3<R>, hint: &mut SupportWarmStart) -> Pt3<R> {
@@ -533,6 +556,14 @@ impl<R: Real, S: SupportMap<R> + ?Sized> SupportMap<R> for Relative<'_, S, R> {
     #[inline]
     fn margin(&self) -> R {
         self.body.margin()
+    }
+    #[inline]
+    fn curved(&self) -> bool {
+        self.body.curved()
+    }
+    #[inline]
+    fn core_curved(&self) -> bool {
+        self.body.core_curved()
     }
     #[inline]
     fn support_core(&self, dir: &Vec3<R>, hint: &mut SupportWarmStart) -> Pt3<R> {

@@ -14,6 +14,16 @@
 //! origin. Every exit carries the bounds; reaching the iteration cap is
 //! [`GjkOutcome::Undetermined`], never a separation. Every loop test is
 //! written so that a NaN stops the loop (`!(x > y)` forms).
+//!
+//! **Momentum on curved pairs.** Between two curved bodies
+//! ([`SupportMap::curved`]: ellipsoids, superquadrics) plain GJK converges
+//! only linearly. A cold query there takes its first support points along
+//! Nesterov-averaged directions (Montaut et al., "Collision Detection
+//! Accelerated: An Optimization Perspective", RSS 2022) for at most
+//! twelve steps, then plain GJK finishes. The lower bound of
+//! each support plane is taken along its own direction, so the bracket
+//! above holds throughout. On random ellipsoid pairs in f64: 11.2 → 8.5
+//! iterations at tolerance 1e-6, 16.4 → 13.4 at the default 1e-9.
 
 use super::closed_form::{self, CoreGap};
 use super::simplex::Simplex;
@@ -339,7 +349,8 @@ where
 
     // Start: the cached direction if there is one, else the centre offset.
     let mut dir = cache.direction;
-    if !(dir.dot(&dir) > R::ZERO) || !crate::math::finite_vec(&dir) {
+    let cold = !(dir.dot(&dir) > R::ZERO) || !crate::math::finite_vec(&dir);
+    if cold {
         dir = cso.center();
         if !(dir.dot(&dir) > R::ZERO) {
             dir = Vec3::x();
@@ -353,6 +364,16 @@ where
     let mut simplex = Simplex::one(first);
     let mut v = first.w;
     let mut vv = v.dot(&v);
+    // Momentum (Nesterov, after Montaut et al., RSS 2022) between two curved
+    // bodies, where plain GJK converges only linearly: the support direction
+    // `d` averages the iterates and the last support points instead of
+    // being `v` itself. Off for good at the first step that does not help.
+    // Not with a flat body on either side: there the closest point often
+    // lies on a face of the sum, and momentum cost iterations (an ellipsoid
+    // against a box: 43 where plain GJK takes 37 at tolerance 1e-9). Not
+    // from a warm start either: it begins near the answer, where momentum
+    // only oscillates.
+    let mut momentum = Momentum::new(cold && a.curved() && b.curved(), v);
 
     // The loop only decides where it stops; the answer is built once, after
     // it, from the state it stopped in (built at each exit, the answer — a
@@ -371,21 +392,31 @@ where
             exit = Exit::Upper;
             break;
         }
-        let p = cso.support_point(&-v);
+        let (d, d_len) = momentum.direction(&v, bounds.upper);
+        let p = cso.support_point(&-d);
         if !p.is_finite() {
             exit = Exit::NonFiniteSupport;
             break;
         }
         scale = max(scale, max(max_abs(&p.a.coords), max_abs(&p.b.coords)));
-        // Support plane in direction −v: every CSO point x has v·x ≥ v·w.
-        let vw = v.dot(&p.w);
-        bounds.lower = max(bounds.lower, vw / bounds.upper);
+        // Support plane in direction −d: every CSO point x has d·x ≥ d·w.
+        bounds.lower = max(bounds.lower, d.dot(&p.w) / d_len);
         if rule.stops_at_lower(bounds, rounding(scale)) {
             exit = Exit::Lower;
             break;
         }
-        // Converged, or no progress possible: the new point is already a vertex.
-        if !(bounds.upper - bounds.lower > tolerance * scale) || simplex.contains(&p.w) {
+        if !(bounds.upper - bounds.lower > tolerance * scale) {
+            exit = Exit::Converged;
+            break;
+        }
+        // No progress along v from the new point (it is already a vertex, or
+        // its support plane along v is within the tolerance of v): plain
+        // GJK has converged; a momentum step only missed, and the next one
+        // looks along v.
+        if simplex.contains(&p.w) || momentum.misses(&v, &p.w, bounds.upper, tolerance * scale) {
+            if momentum.stop() {
+                continue;
+            }
             exit = Exit::Converged;
             break;
         }
@@ -402,10 +433,15 @@ where
             // decreases in exact arithmetic). The new iterate is as valid a
             // CSO point as the last (a convex combination of support points),
             // only not shorter beyond rounding: stop with it rather than keep
-            // a copy of the last simplex on every iteration.
+            // a copy of the last simplex on every iteration. After a momentum
+            // step the point may just not have helped: look along v next.
+            if momentum.stop() {
+                continue;
+            }
             exit = Exit::Converged;
             break;
         }
+        momentum.seen(&p.w);
     }
     cache.direction = v;
     cache.hint_a = cso.hint_a;
@@ -419,6 +455,83 @@ where
         Exit::Converged => rule.conclude(&simplex, v, bounds, tolerance * scale, floor),
         Exit::Overlap => rule.overlap(simplex),
         Exit::Cap => rule.undetermined(Undetermined::IterationCap, bounds, floor),
+    }
+}
+
+/// Momentum steps at most: the averaging pays in the first iterations,
+/// where plain GJK's linear rate is slow; near the optimum the momentum
+/// oscillates. Measured on 500 random pairs of ellipsoids (semi-axes 1,
+/// 2/3, 1/3, f64, cold): iterations mean 11.2 → 8.5 at tolerance 1e-6,
+/// 16.4 → 13.4 at 1e-9, 21.8 → 18.0 at 1e-12, the most 50 at 1e-12 either
+/// way (8 steps: 8.6, 13.1, 18.1; 16 steps: 8.5, 13.8, 18.9); with no limit
+/// the 1e-12 runs took 24.4 and up to 66, past the default cap.
+const MOMENTUM_STEPS: u32 = 12;
+
+/// The momentum of [`descend`] on curved bodies: the support direction is
+/// `d ← δ·d + (1 − δ)·y` with `y = δ·v + (1 − δ)·w`, `w` the last support
+/// point and `δ = (k + 1)/(k + 3)` at the `k`-th accelerated step (Montaut
+/// et al., "Collision Detection Accelerated: An Optimization Perspective",
+/// RSS 2022, algorithm 2). Every support plane still certifies a lower
+/// bound along its own direction (`d·w / |d|`), so the bounds hold whatever
+/// the direction; the stopping tests that read progress along `v` hand
+/// back to plain GJK instead of stopping.
+struct Momentum<R: Real> {
+    on: bool,
+    steps: u32,
+    d: Vec3<R>,
+    w: Vec3<R>,
+}
+
+impl<R: Real> Momentum<R> {
+    #[inline(always)]
+    fn new(on: bool, v: Vec3<R>) -> Self {
+        Self { on, steps: 0, d: v, w: v }
+    }
+
+    /// The support direction and its length (`v` and `|v|` when off, and
+    /// from the [`MOMENTUM_STEPS`]-th step on).
+    #[inline(always)]
+    fn direction(&mut self, v: &Vec3<R>, v_len: R) -> (Vec3<R>, R) {
+        if !self.on || self.steps >= MOMENTUM_STEPS {
+            self.on = false;
+            return (*v, v_len);
+        }
+        let k = R::lit(f64::from(self.steps));
+        let delta = (k + R::ONE) / (k + R::lit(3.0));
+        let y = v * delta + self.w * (R::ONE - delta);
+        let d = self.d * delta + y * (R::ONE - delta);
+        let len = norm(&d);
+        if !(len > R::ZERO) || !len.finite() {
+            self.on = false;
+            return (*v, v_len);
+        }
+        self.d = d;
+        (d, len)
+    }
+
+    /// Whether the momentum step's point `w` brings nothing along `v`: its
+    /// support plane along `v` (`v·w / |v|`) within `eps` of `|v|`, where
+    /// plain GJK would stop. Never when off: plain GJK's own lower bound
+    /// says that.
+    #[inline(always)]
+    fn misses(&self, v: &Vec3<R>, w: &Vec3<R>, v_len: R, eps: R) -> bool {
+        self.on && !(v_len - v.dot(w) / v_len > eps)
+    }
+
+    /// A step was taken with support point `w`.
+    #[inline(always)]
+    fn seen(&mut self, w: &Vec3<R>) {
+        if self.on {
+            self.w = *w;
+            self.steps += 1;
+        }
+    }
+
+    /// Turns the momentum off; `true` when it was on (the step to retry
+    /// along `v`), `false` when plain GJK was running already.
+    #[inline(always)]
+    fn stop(&mut self) -> bool {
+        core::mem::replace(&mut self.on, false)
     }
 }
 
