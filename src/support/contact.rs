@@ -237,7 +237,7 @@ where
         return from_cores(a, b, budget, cache, epa, to_world);
     }
     // GJK's simplex stays in the pair frame: EPA starts from it.
-    match gjk::run(a, b, budget, cache, R::INFINITY, &Vec3::zeros()) {
+    match gjk::run_before_epa(a, b, budget, cache) {
         GjkOutcome::Separated(mut s) => {
             s.witness.to_world(to_world);
             Proximity::Separated(s)
@@ -331,7 +331,7 @@ where
         return closed_form::with_margins(&gap.separation(), max(gap.scale, m), ma, mb, budget, to_world);
     }
     let (core_a, core_b) = (Core(a), Core(b));
-    match gjk::run(&core_a, &core_b, budget, cache, R::INFINITY, &Vec3::zeros()) {
+    match gjk::run_before_epa(&core_a, &core_b, budget, cache) {
         GjkOutcome::Separated(s) => {
             // GJK's tolerance at the problem's scale: "touching" below it.
             let scale = max(max(max_abs(&s.witness.point_a.coords), max_abs(&s.witness.point_b.coords)), m);
