@@ -136,7 +136,9 @@ where
     if a.margin() + b.margin() > R::ZERO {
         match on_cores(a, b, budget, cache, R::INFINITY, &origin.coords) {
             OnCores::Separated(s) => return GjkOutcome::Separated(s),
-            OnCores::Touching(cores) => return touching(a, b, &cores, &origin.coords),
+            OnCores::Touching { cores, ma, mb } => {
+                return GjkOutcome::Penetrating(enclosing(&cores, ma, mb, &origin.coords))
+            }
             OnCores::Bodies => {}
         }
     }
@@ -172,7 +174,9 @@ where
         // than the margins.
         match on_cores(a, b, budget, cache, m, &origin.coords) {
             OnCores::Separated(s) => return GjkOutcome::Separated(s),
-            OnCores::Touching(cores) => return touching(a, b, &cores, &origin.coords),
+            OnCores::Touching { cores, ma, mb } => {
+                return GjkOutcome::Penetrating(enclosing(&cores, ma, mb, &origin.coords))
+            }
             OnCores::Bodies => {}
         }
     }
@@ -529,8 +533,9 @@ impl<R: Real> Momentum<R> {
             return (*v, v_len);
         }
         if !apart {
-            // Waiting (see `run_before_epa`), from the current iterate.
-            (self.d, self.w) = (*v, *v);
+            // Waiting (see `run_before_epa`), from the current iterate; the
+            // plain steps meanwhile do not count against the limit.
+            (self.d, self.w, self.steps) = (*v, *v, 0);
             return (*v, v_len);
         }
         let k = R::lit(f64::from(self.steps));
@@ -746,7 +751,7 @@ where
 /// than `m` are the bodies' separation (witness points moved out to the
 /// surfaces); cores apart by less (or within the tolerance above) are
 /// [`OnCores::Touching`], for the caller to answer with four CSO points
-/// around the origin ([`touching`]). [`OnCores::Bodies`], the cache as it
+/// around the origin ([`enclosing`]). [`OnCores::Bodies`], the cache as it
 /// was, for overlapping cores and cores the bounds leave undecided against
 /// `m`: the caller runs GJK on the bodies, whose simplex is what EPA
 /// expects from a deep overlap, and which may certify what the cores'
@@ -787,7 +792,7 @@ where
     if let Some((cores, scale)) = cores {
         match closed_form::with_margins(&cores, scale, ma, mb, budget, to_world) {
             Proximity::Separated(s) => return OnCores::Separated(s),
-            Proximity::Penetrating(_) => return OnCores::Touching(cores),
+            Proximity::Penetrating(_) => return OnCores::Touching { cores, ma, mb },
             Proximity::Undetermined { .. } => {}
         }
     }
@@ -802,23 +807,19 @@ enum OnCores<R: Real> {
     /// The bodies are apart: their separation.
     Separated(Separation<R>),
     /// The bodies touch or overlap while the cores are apart: the cores'
-    /// separation, for [`touching`]. Small: the caller builds the simplex
-    /// in its own answer, one copy of it fewer on the way out.
-    Touching(Separation<R>),
+    /// separation and the margins, for [`enclosing`]. Small: the caller
+    /// builds the simplex in its own answer, one copy of it fewer on the way
+    /// out.
+    Touching {
+        /// The cores' separation.
+        cores: Separation<R>,
+        /// A's margin.
+        ma: R,
+        /// B's margin.
+        mb: R,
+    },
     /// The cores cannot decide: GJK on the bodies.
     Bodies,
-}
-
-/// The answer for bodies that touch or overlap while their cores are
-/// `cores` apart: the four CSO points of [`enclosing`], in the world frame.
-#[inline]
-fn touching<R, A, B>(a: &A, b: &B, cores: &Separation<R>, to_world: &Vec3<R>) -> GjkOutcome<R>
-where
-    R: Real,
-    A: SupportMap<R> + ?Sized,
-    B: SupportMap<R> + ?Sized,
-{
-    GjkOutcome::Penetrating(enclosing(cores, a.margin(), b.margin(), to_world))
 }
 
 /// Four points of the CSO of two sphere-swept bodies whose cores are
