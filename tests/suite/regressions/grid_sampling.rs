@@ -180,3 +180,31 @@ fn zeroth_order_grid_at_a_rounded_sample_point_is_the_interpolant_there() {
     // A sample point whose coordinates are exact is reproduced exactly.
     assert_eq!(grid.eval(&layout.point(0, 0, 0).unwrap()).value, v(0, 0, 0));
 }
+
+/// `f64-subnormal-constant-values-rounded-by-one-subnormal` (the oracle's
+/// mistake): a zeroth-order grid, dims 18 × 18 × 7, the origin and spacing
+/// of the case above, every stored value 2.1729236908373e-311 (subnormal).
+/// The interpolant of a constant field is the constant, but each of the
+/// interpolation's products and sums of subnormals rounds to a multiple of
+/// the smallest subnormal 2⁻¹⁰⁷⁴ = 4.9e-324: at the sample (1, 1, 6) the
+/// grid answered one such step off. A relative tolerance `64·ε·(|v| +
+/// max|v|)` underflows to 0 there; the rounding is absolute. Truth: the
+/// stored constant, within 16 smallest subnormals (a dozen roundings).
+#[test]
+fn zeroth_order_grid_of_subnormal_values_is_within_subnormal_rounding() {
+    use narrowphase::sdf::grid::Grid;
+    let origin = Vector3::new(-1.486_039_270_503_731_7e-267_f64, -1.486_039_738_058_66e-267, 8.496_448_195_699_04e-275);
+    let h = 8.313_805_000_061_395e-275;
+    let layout = GridLayout::new([18, 18, 7], origin, h).unwrap();
+    let stored = 2.172_923_690_837_3e-311_f64;
+    assert!(stored < f64::MIN_POSITIVE, "subnormal");
+    let values = vec![stored; layout.samples()];
+    let grid = Grid::new(layout, &values[..]).unwrap();
+    let smallest = f64::MIN_POSITIVE * f64::EPSILON;
+    assert_eq!(smallest, f64::from_bits(1));
+    assert_eq!(64.0 * f64::EPSILON * (2.0 * stored), 0.0, "the relative tolerance underflows");
+    for (i, j, k) in [(0, 0, 0), (1, 1, 6), (9, 9, 3), (17, 17, 6)] {
+        let got = grid.eval(&layout.point(i, j, k).unwrap()).value;
+        assert!((got - stored).abs() <= 16.0 * smallest, "({i}, {j}, {k}): {got:e} vs {stored:e}");
+    }
+}
