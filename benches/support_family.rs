@@ -54,7 +54,9 @@
 //!   closed-form too);
 //! - `seq`: `coal_warm`, `coal_nesterov_warm` (`GJKInitialGuess::CachedGuess`
 //!   and support hints carried along each trajectory) against `ours_f64_warm`;
-//! - `hit`: `collide` with `enable_contact = false`, against `ours_gjk_f64`;
+//! - `hit`: `collide` with `enable_contact = false` and `distance_upper_bound
+//!   = 0` (GJK stops at its first separating plane; coal's default request
+//!   runs GJK to the distance), against `ours_gjk_f64`;
 //! - `pen`: `enable_signed_distance = true` (GJK + EPA), against
 //!   `ours_epa_f64_tol1e-6` (`contact` at coal's tolerance) and `ours_epa_f64`.
 //!
@@ -1098,7 +1100,7 @@ where
                 n,
                 Box::new(move || {
                     for p in &poses.coal {
-                        black_box(pairs[p.1 * nb + p.3].collide(&p.0, &p.2));
+                        black_box(pairs[p.1 * nb + p.3].collide_within(&p.0, &p.2, 0.0, true));
                     }
                 }),
             );

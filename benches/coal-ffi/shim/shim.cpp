@@ -194,8 +194,8 @@ void npcoal_pair_reset_warm(void* pair) {
   p.warm_request.cached_support_func_guess = coal::support_func_guess_t::Zero();
 }
 
-// Boolean collision from cold guesses (`enable_contact` false: no EPA; GJK
-// stops at the first separating plane). Returns 1 colliding, 0 apart, -1
+// Boolean collision from cold guesses (`enable_contact` false: no EPA;
+// coal's default `distance_upper_bound`, so GJK runs to the distance). Returns 1 colliding, 0 apart, -1
 // on an exception.
 int npcoal_collide(void* pair, const double* tf_a, const double* tf_b) {
   try {
@@ -203,6 +203,27 @@ int npcoal_collide(void* pair, const double* tf_a, const double* tf_b) {
     cold(p.collision.gjk_solver());
     p.collision_result.clear();
     const std::size_t n = p.collision(transform(tf_a), transform(tf_b), p.collision_request, p.collision_result);
+    return n > 0 ? 1 : 0;
+  } catch (...) {
+    return -1;
+  }
+}
+
+// As `npcoal_collide`, with `security_margin` = `margin`: 1 when the
+// shapes are closer than `margin`, 0 when farther, -1 on an exception.
+// `early` 0 keeps coal's default `distance_upper_bound` (the largest
+// double: GJK runs to the distance, as `npcoal_collide` does); 1 sets it to
+// `margin`, so GJK stops as soon as its lower bound clears the margin (the
+// request a caller tunes for yes/no questions).
+int npcoal_collide_margin(void* pair, const double* tf_a, const double* tf_b, double margin, int early) {
+  try {
+    Pair& p = *static_cast<Pair*>(pair);
+    cold(p.collision.gjk_solver());
+    coal::CollisionRequest req = p.collision_request;
+    req.security_margin = margin;
+    if (early) req.distance_upper_bound = margin;
+    p.collision_result.clear();
+    const std::size_t n = p.collision(transform(tf_a), transform(tf_b), req, p.collision_result);
     return n > 0 ? 1 : 0;
   } catch (...) {
     return -1;

@@ -89,6 +89,13 @@ mod sys {
         ) -> c_int;
         pub fn npcoal_pair_reset_warm(pair: *mut c_void);
         pub fn npcoal_collide(pair: *mut c_void, tf_a: *const f64, tf_b: *const f64) -> c_int;
+        pub fn npcoal_collide_margin(
+            pair: *mut c_void,
+            tf_a: *const f64,
+            tf_b: *const f64,
+            margin: f64,
+            early: c_int,
+        ) -> c_int;
         pub fn npcoal_last_iterations(pair: *const c_void, gjk: *mut u64, epa: *mut u64);
     }
 }
@@ -143,6 +150,9 @@ mod sys {
     }
     pub unsafe fn npcoal_pair_reset_warm(_: *mut c_void) {}
     pub unsafe fn npcoal_collide(_: *mut c_void, _: *const f64, _: *const f64) -> c_int {
+        -1
+    }
+    pub unsafe fn npcoal_collide_margin(_: *mut c_void, _: *const f64, _: *const f64, _: f64, _: c_int) -> c_int {
         -1
     }
     pub unsafe fn npcoal_last_iterations(_: *const c_void, gjk: *mut u64, epa: *mut u64) {
@@ -368,11 +378,30 @@ impl<'a> Pair<'a> {
         unsafe { sys::npcoal_pair_reset_warm(self.ptr.as_ptr()) }
     }
 
-    /// Boolean collision from cold guesses (`enable_contact = false`).
+    /// Boolean collision from cold guesses (`enable_contact = false`,
+    /// coal's default request: GJK runs to the distance; see
+    /// [`collide_within`](Self::collide_within) for the early stop).
     #[inline]
     pub fn collide(&mut self, ta: &Transform, tb: &Transform) -> Option<bool> {
         // SAFETY: a live pair and 12-double transforms.
         match unsafe { sys::npcoal_collide(self.ptr.as_ptr(), ta.as_ptr(), tb.as_ptr()) } {
+            0 => Some(false),
+            1 => Some(true),
+            _ => None,
+        }
+    }
+
+    /// Whether the shapes are closer than `margin` (`security_margin`, cold
+    /// guesses, `enable_contact = false`). `early`: `distance_upper_bound =
+    /// margin`, so GJK stops once its lower bound clears the margin (without
+    /// it coal's default request runs GJK to the distance).
+    #[inline]
+    pub fn collide_within(&mut self, ta: &Transform, tb: &Transform, margin: f64, early: bool) -> Option<bool> {
+        // SAFETY: a live pair and 12-double transforms.
+        let rc = unsafe {
+            sys::npcoal_collide_margin(self.ptr.as_ptr(), ta.as_ptr(), tb.as_ptr(), margin, c_int::from(early))
+        };
+        match rc {
             0 => Some(false),
             1 => Some(true),
             _ => None,
@@ -489,6 +518,12 @@ mod tests {
             assert!((d.normal[0] - 1.0).abs() < 1e-6, "{d:?}");
             assert_eq!(p.collide(&at(0.0, 0.0, 0.0), &at(0.8, 0.0, 0.0)), Some(true));
             assert_eq!(p.collide(&at(0.0, 0.0, 0.0), &at(1.1, 0.0, 0.0)), Some(false));
+            // 0.1 apart: within a margin of 0.15, not within 0.05.
+            for early in [false, true] {
+                assert_eq!(p.collide_within(&at(0.0, 0.0, 0.0), &at(1.1, 0.0, 0.0), 0.15, early), Some(true));
+                assert_eq!(p.collide_within(&at(0.0, 0.0, 0.0), &at(1.1, 0.0, 0.0), 0.05, early), Some(false));
+                assert_eq!(p.collide_within(&at(0.0, 0.0, 0.0), &at(0.8, 0.0, 0.0), 0.0, early), Some(true));
+            }
             close(p.distance(&at(0.0, 0.0, 0.0), &at(1.1, 0.0, 0.0)).unwrap(), 0.1);
             // Warm queries along a path agree with cold ones.
             p.reset_warm();
