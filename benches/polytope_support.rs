@@ -15,8 +15,9 @@
 //! - `climb_jump`: from the previous answer, the direction turning about 30°
 //!   per query about a random axis (successive GJK iterations, whose search
 //!   directions change more than a frame's);
-//! - `climb_cold`: `support_index_climb` from vertex 0 in random directions
-//!   (no usable hint: the first query of a GJK run on a fresh pair).
+//! - `climb_cold`: `support_index_climb` with no hint (`usize::MAX`: from
+//!   the stored vertex of the direction's sector) in random directions (the
+//!   first query of a GJK run on a fresh pair).
 //!
 //! Each iteration runs one query; the directions cycle through a precomputed
 //! table of [`DIRS`] entries, so no generator runs inside the timing. At the
@@ -92,7 +93,7 @@ mod bench {
             let (mut warm, mut jump) = (0, 0);
             for ((r, s), j) in random.iter().zip(&slow).zip(&jumps) {
                 let best = value(r, poly.support_index_scan(r));
-                assert!(value(r, poly.support_index_climb(r, 0)) >= best - 1e-6);
+                assert!(value(r, poly.support_index_climb(r, usize::MAX)) >= best - 1e-6);
                 warm = poly.support_index_climb(s, warm);
                 assert!(value(s, warm) >= value(s, poly.support_index_scan(s)) - 1e-6);
                 jump = poly.support_index_climb(j, jump);
@@ -127,7 +128,7 @@ mod bench {
             group.bench_function(format!("climb_cold/{n}"), |b| {
                 b.iter(|| {
                     i = (i + 1) & (DIRS - 1);
-                    black_box(poly.support_index_climb(black_box(&random[i]), black_box(0)))
+                    black_box(poly.support_index_climb(black_box(&random[i]), black_box(usize::MAX)))
                 })
             });
         }

@@ -349,6 +349,10 @@ impl<R: Real> SupportMap<R> for Shape<'_, R> {
         dispatch!(self, s => s.core_primitive_placed(rotation, offset))
     }
     #[inline]
+    fn climbs(&self) -> bool {
+        dispatch!(self, s => s.climbs())
+    }
+    #[inline]
     fn curved(&self) -> bool {
         dispatch!(self, s => s.curved())
     }

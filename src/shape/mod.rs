@@ -42,10 +42,26 @@ use crate::error::ShapeError;
 use crate::math::{Mat3, Pt3, Real, Vec3};
 
 /// The caller-owned hint of a hill-climbing support map: the index of the
-/// vertex returned last. Shapes that do not climb ignore it. Starting value 0.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// vertex returned last. Shapes that do not climb ignore it.
+///
+/// It starts [`COLD`](Self::COLD) (no vertex yet, also the
+/// [`Default`]): a [`Polytope`] then starts its climb from the vertex it
+/// stored for the direction's sector at construction, a few steps from the
+/// answer. Any index out of range counts as cold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct SupportWarmStart(pub u32);
+
+impl SupportWarmStart {
+    /// No vertex yet.
+    pub const COLD: Self = Self(u32::MAX);
+}
+
+impl Default for SupportWarmStart {
+    fn default() -> Self {
+        Self::COLD
+    }
+}
 
 /// A convex body seen through its support function (GJK paper §2, §4).
 pub trait SupportMap<R: Real> {
@@ -131,6 +147,17 @@ pub trait SupportMap<R: Real> {
         None
     }
 
+    /// Whether [`support_hinted`](Self::support_hinted) uses its hint (the
+    /// body, or its core, climbs a vertex graph: a [`Polytope`]). GJK then
+    /// passes a cold hint when its search direction turned far, since the
+    /// polytope's stored vertex for the new direction is closer than the
+    /// last answer. `false` (the default) for every other body: no hint to
+    /// reset, no test.
+    #[inline]
+    fn climbs(&self) -> bool {
+        false
+    }
+
     /// Whether the body's surface is curved where GJK meets it (an
     /// ellipsoid, a superquadric, a sphere-swept body, an affine image of
     /// one): GJK converges only linearly on such a body, and the distance
@@ -179,7 +206,7 @@ impl<S: ?Sized> defmt::Format for Core<'_, S> {
 impl<R: Real, S: SupportMap<R> + ?Sized> SupportMap<R> for Core<'_, S> {
     #[inline]
     fn support(&self, dir: &Vec3<R>) -> Pt3<R> {
-        self.0.support_core(dir, &mut SupportWarmStart(0))
+        self.0.support_core(dir, &mut SupportWarmStart::default())
     }
     #[inline]
     fn support_hinted(&self, dir: &Vec3<R>, hint: &mut SupportWarmStart) -> Pt3<R> {
@@ -207,6 +234,10 @@ impl<R: Real, S: SupportMap<R> + ?Sized> SupportMap<R> for Core<'_, S> {
     #[inline]
     fn core_primitive_placed(&self, rotation: &Mat3<R>, offset: &Vec3<R>) -> Option<CorePrimitive<R>> {
         self.0.core_primitive_placed(rotation, offset)
+    }
+    #[inline]
+    fn climbs(&self) -> bool {
+        self.0.climbs()
     }
     #[inline]
     fn curved(&self) -> bool {
@@ -264,6 +295,10 @@ impl<R: Real, T: SupportMap<R> + ?Sized> SupportMap<R> for &T {
     #[inline]
     fn core_primitive_placed(&self, rotation: &Mat3<R>, offset: &Vec3<R>) -> Option<CorePrimitive<R>> {
         (**self).core_primitive_placed(rotation, offset)
+    }
+    #[inline]
+    fn climbs(&self) -> bool {
+        (**self).climbs()
     }
     #[inline]
     fn curved(&self) -> bool {

@@ -30,12 +30,12 @@ use crate::math::{max, norm, Pt3, Real, Vec3};
 pub const MAX_VERTICES: usize = u16::MAX as usize;
 
 /// From this many vertices on, [`Polytope::support`] climbs the adjacency
-/// graph instead of scanning every vertex. Measured (docs/benchmarks.md, polytope support): per
-/// support call with a hint a few degrees old, climbing wins from ~16
-/// vertices, with jumps like GJK's first iterations from ~40, from a cold
-/// hint from ~128; inside GJK on the 50-point protocol hulls the scan was
-/// 19% faster, on 200-point hulls climbing was 1.8× faster.
-pub const HILL_CLIMB_MIN_VERTICES: usize = 64;
+/// graph instead of scanning every vertex. A cold hint starts from a stored
+/// vertex of the direction's sector, so even cold climbs take a few steps:
+/// inside GJK on 50-point protocol hulls climbing took a third fewer
+/// instructions than the scan and 2–10 % less time (x86-64,
+/// docs/benchmarks.md); coal switches at the same 32 vertices.
+pub const HILL_CLIMB_MIN_VERTICES: usize = 32;
 
 /// Relative tolerance of the convexity and planarity checks, as a multiple of
 /// the polytope's size (largest vertex distance from the vertex mean).
@@ -77,13 +77,52 @@ pub struct PolytopeData<'a, R: Real> {
 /// Support queries take a caller-owned [`SupportWarmStart`] (the last support
 /// vertex); from [`HILL_CLIMB_MIN_VERTICES`] vertices on they climb the vertex
 /// graph from it, which costs a few dot products when the direction moved
-/// little since the last query.
+/// little since the last query. A cold hint ([`SupportWarmStart::COLD`],
+/// which GJK also passes after its search direction turned far) starts the
+/// climb from a vertex stored at construction for the direction's sector
+/// (one of 26 around the axes and diagonals, at most about 35° wide): its
+/// support vertex, so the first query of a large polytope and GJK's first
+/// turns climb a few steps, not across it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Polytope<'a, R: Real> {
     data: PolytopeData<'a, R>,
     center: Pt3<R>,
     radius: R,
+    /// The support vertex of each sector's direction ([`sector`]).
+    seeds: [u16; SECTORS],
+}
+
+/// Direction sectors of the cold-start table: each coordinate of a
+/// direction is negative, small or positive (small: under half the largest
+/// coordinate's magnitude), 3³ cells; the middle one only holds zero and
+/// NaN directions.
+const SECTORS: usize = 27;
+
+/// The sector of `dir` (0..27): coordinate `k` contributes `3^k` times 0
+/// (negative), 1 (small) or 2 (positive). Within a sector `dir` is at most
+/// about 35° from the sector's direction (the signs, small ones as 0).
+#[inline(always)]
+fn sector<R: Real>(dir: &Vec3<R>) -> usize {
+    let (ax, ay, az) = (dir.x.abs_(), dir.y.abs_(), dir.z.abs_());
+    let half = max(ax, max(ay, az)) * R::HALF;
+    // NaN fails `a >= half`: the middle cell.
+    let digit = |c: R, a: R| {
+        if !(a >= half) {
+            1
+        } else if c > R::ZERO {
+            2
+        } else {
+            0
+        }
+    };
+    digit(dir.x, ax) + 3 * digit(dir.y, ay) + 9 * digit(dir.z, az)
+}
+
+/// The direction of sector `k` (its digits minus one).
+fn sector_direction<R: Real>(k: usize) -> Vec3<R> {
+    let digit = |d: usize| R::lit(((k / d) % 3) as f64 - 1.0);
+    Vec3::new(digit(1), digit(3), digit(9))
 }
 
 #[inline(always)]
@@ -165,7 +204,15 @@ impl<'a, R: Real> Polytope<'a, R> {
     pub fn new(data: PolytopeData<'a, R>) -> Result<Self, ShapeError> {
         validate(&data).map_err(ShapeError::Polytope)?;
         let (center, radius) = centre_and_radius(data.vertices);
-        Ok(Self { data, center, radius })
+        let mut p = Self { data, center, radius, seeds: [0; SECTORS] };
+        for k in 0..SECTORS {
+            // At most `MAX_VERTICES` vertices (validated): the index fits.
+            let seed = u16::try_from(p.support_index_scan(&sector_direction(k))).unwrap_or(0);
+            if let Some(s) = p.seeds.get_mut(k) {
+                *s = seed;
+            }
+        }
+        Ok(p)
     }
 
     /// The data this polytope views.
@@ -209,7 +256,9 @@ impl<'a, R: Real> Polytope<'a, R> {
     }
 
     /// Support vertex by steepest-ascent hill climbing on the vertex graph,
-    /// starting at `start`. Returns its index.
+    /// starting at `start`, or with an out-of-range `start` (as
+    /// [`SupportWarmStart::COLD`]) at the stored support vertex of `dir`'s
+    /// sector. Returns its index.
     ///
     /// Each step moves to a strictly better neighbour, so the walk cannot
     /// cycle, and it ends after at most `V` steps (also enforced as a cap).
@@ -222,7 +271,7 @@ impl<'a, R: Real> Polytope<'a, R> {
     #[inline]
     pub fn support_index_climb(&self, dir: &Vec3<R>, start: usize) -> usize {
         let verts = self.data.vertices;
-        let mut cur = if start < verts.len() { start } else { 0 };
+        let mut cur = if start < verts.len() { start } else { self.seeds.get(sector(dir)).map_or(0, |&s| s as usize) };
         let mut best_dot = match verts.get(cur) {
             Some(p) => dir.dot(&p.coords),
             None => return 0,
@@ -255,7 +304,7 @@ impl<'a, R: Real> Polytope<'a, R> {
 impl<R: Real> SupportMap<R> for Polytope<'_, R> {
     #[inline]
     fn support(&self, dir: &Vec3<R>) -> Pt3<R> {
-        self.support_hinted(dir, &mut SupportWarmStart(0))
+        self.support_hinted(dir, &mut SupportWarmStart::default())
     }
     #[inline]
     fn support_hinted(&self, dir: &Vec3<R>, hint: &mut SupportWarmStart) -> Pt3<R> {
@@ -269,6 +318,10 @@ impl<R: Real> SupportMap<R> for Polytope<'_, R> {
     }
     fn center(&self) -> Pt3<R> {
         self.center
+    }
+    #[inline]
+    fn climbs(&self) -> bool {
+        self.data.vertices.len() >= HILL_CLIMB_MIN_VERTICES
     }
 }
 

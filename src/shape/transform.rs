@@ -179,6 +179,10 @@ impl<R: Real, S: SupportMap<R>> SupportMap<R> for Placed<S, R> {
         self.pose.transform_point(&self.shape.support(&local))
     }
     #[inline]
+    fn climbs(&self) -> bool {
+        self.shape.climbs()
+    }
+    #[inline]
     fn support_hinted(&self, dir: &Vec3<R>, hint: &mut SupportWarmStart) -> Pt3<R> {
         let local = self.pose.rotation.inverse_transform_vector(dir);
         self.pose.transform_point(&self.shape.support_hinted(&local, hint))
@@ -314,6 +318,10 @@ impl<R: Real, S: SupportMap<R>> SupportMap<R> for Affine<S, R> {
         Pt3::from(self.linear * p.coords + self.offset)
     }
     #[inline]
+    fn climbs(&self) -> bool {
+        self.shape.climbs()
+    }
+    #[inline]
     fn support_hinted(&self, dir: &Vec3<R>, hint: &mut SupportWarmStart) -> Pt3<R> {
         let p = self.shape.support_hinted(&(self.linear_t * dir), hint);
         Pt3::from(self.linear * p.coords + self.offset)
@@ -372,6 +380,11 @@ impl<R: Real, A: SupportMap<R>, B: SupportMap<R>> SupportMap<R> for MinkowskiSum
         self.a.support(dir) + self.b.support(dir).coords
     }
     #[inline]
+    fn climbs(&self) -> bool {
+        // Only A gets the hint.
+        self.a.climbs()
+    }
+    #[inline]
     fn support_hinted(&self, dir: &Vec3<R>, hint: &mut SupportWarmStart) -> Pt3<R> {
         self.a.support_hinted(dir, hint) + self.b.support(dir).coords
     }
@@ -394,7 +407,7 @@ impl<R: Real, A: SupportMap<R>, B: SupportMap<R>> SupportMap<R> for MinkowskiSum
     }
     #[inline]
     fn support_core(&self, dir: &Vec3<R>, hint: &mut SupportWarmStart) -> Pt3<R> {
-        self.a.support_core(dir, hint) + self.b.support_core(dir, &mut SupportWarmStart(0)).coords
+        self.a.support_core(dir, hint) + self.b.support_core(dir, &mut SupportWarmStart::default()).coords
     }
     /// The placement is A's; B is a summand around its own origin.
     #[inline]
@@ -403,7 +416,7 @@ impl<R: Real, A: SupportMap<R>, B: SupportMap<R>> SupportMap<R> for MinkowskiSum
     }
     #[inline]
     fn support_core_from(&self, dir: &Vec3<R>, hint: &mut SupportWarmStart, origin: &Pt3<R>) -> Vec3<R> {
-        self.a.support_core_from(dir, hint, origin) + self.b.support_core(dir, &mut SupportWarmStart(0)).coords
+        self.a.support_core_from(dir, hint, origin) + self.b.support_core(dir, &mut SupportWarmStart::default()).coords
     }
     #[inline]
     fn center_from(&self, origin: &Pt3<R>) -> Vec3<R> {
@@ -457,6 +470,11 @@ impl<R: Real, A: SupportMap<R>, B: SupportMap<R>> SupportMap<R> for ConvexHull<A
         }
     }
     #[inline]
+    fn climbs(&self) -> bool {
+        // Only A gets the hint.
+        self.a.climbs()
+    }
+    #[inline]
     fn support_hinted(&self, dir: &Vec3<R>, hint: &mut SupportWarmStart) -> Pt3<R> {
         let pa = self.a.support_hinted(dir, hint);
         let pb = self.b.support(dir);
@@ -472,7 +490,7 @@ impl<R: Real, A: SupportMap<R>, B: SupportMap<R>> SupportMap<R> for ConvexHull<A
     #[inline]
     fn support_from(&self, dir: &Vec3<R>, hint: &mut SupportWarmStart, origin: &Pt3<R>) -> Vec3<R> {
         let pa = self.a.support_from(dir, hint, origin);
-        let pb = self.b.support_from(dir, &mut SupportWarmStart(0), origin);
+        let pb = self.b.support_from(dir, &mut SupportWarmStart::default(), origin);
         if dir.dot(&pb) > dir.dot(&pa) {
             pb
         } else {
@@ -543,7 +561,11 @@ impl<'s, S: ?Sized, R: Real> Relative<'s, S, R> {
 impl<R: Real, S: SupportMap<R> + ?Sized> SupportMap<R> for Relative<'_, S, R> {
     #[inline]
     fn support(&self, dir: &Vec3<R>) -> Pt3<R> {
-        Pt3::from(self.body.support_from(dir, &mut SupportWarmStart(0), &self.origin))
+        Pt3::from(self.body.support_from(dir, &mut SupportWarmStart::default(), &self.origin))
+    }
+    #[inline]
+    fn climbs(&self) -> bool {
+        self.body.climbs()
     }
     #[inline]
     fn support_hinted(&self, dir: &Vec3<R>, hint: &mut SupportWarmStart) -> Pt3<R> {
@@ -630,7 +652,7 @@ impl<A: ?Sized, B: ?Sized> defmt::Format for Cso<'_, A, B> {
 impl<'s, A: ?Sized, B: ?Sized> Cso<'s, A, B> {
     /// The CSO of `a` and `b`, with fresh hints.
     pub fn new(a: &'s A, b: &'s B) -> Self {
-        Self { a, b, hint_a: SupportWarmStart(0), hint_b: SupportWarmStart(0) }
+        Self { a, b, hint_a: SupportWarmStart::COLD, hint_b: SupportWarmStart::COLD }
     }
 }
 

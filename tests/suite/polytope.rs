@@ -739,6 +739,9 @@ mod hull {
                 let best = value(&d, poly.support_index_scan(&d));
                 let cold = poly.support_index_climb(&d, 0);
                 assert!(value(&d, cold) >= best - 1e-6, "n={n} dir {i}: cold {} < {best}", value(&d, cold));
+                // No hint: from the stored vertex of the direction's sector.
+                let seeded = poly.support_index_climb(&d, usize::MAX);
+                assert!(value(&d, seeded) >= best - 1e-6, "n={n} dir {i}: seeded {}", value(&d, seeded));
                 warm = poly.support_index_climb(&d, warm);
                 assert!(value(&d, warm) >= best - 1e-6, "n={n} dir {i}: warm");
                 d_turn = (d_turn + unit(&mut rng) * 0.05).normalize();
@@ -769,11 +772,55 @@ mod hull {
         let verts = hull.data().vertices;
         for d in [Vector3::x(), -Vector3::y(), Vector3::new(1.0, 1.0, 0.0), Vector3::new(0.0, -1.0, 1.0)] {
             let best = d.dot(&verts[poly.support_index_scan(&d)].coords);
-            for start in 0..verts.len() {
+            for start in (0..verts.len()).chain([usize::MAX]) {
                 let i = poly.support_index_climb(&d, start);
                 assert_eq!(d.dot(&verts[i].coords), best);
             }
         }
+    }
+
+    /// A cold hint starts at a vertex stored per direction sector: on the
+    /// sectors' boundaries (a coordinate exactly half the largest), on the
+    /// axes and diagonals, and for tiny and huge directions the climb still
+    /// ends on the scanned optimum; zero, NaN and infinite directions give
+    /// some vertex, no panic.
+    #[test]
+    fn cold_climbs_start_from_the_sector_seed() {
+        let mut rng = rng(8);
+        let hull = sphere_hull(&mut rng, 400);
+        let poly = hull.polytope().unwrap();
+        let verts = hull.data().vertices;
+        let steps = [-1.0_f32, -0.5, -0.499, 0.0, 0.25, 0.5, 0.501, 1.0];
+        let mut checked = 0;
+        for &x in &steps {
+            for &y in &steps {
+                for &z in &steps {
+                    let d = Vector3::new(x, y, z);
+                    if d == Vector3::zeros() {
+                        continue;
+                    }
+                    for scale in [1.0_f32, 1e-30, 1e30] {
+                        let ds = d * scale;
+                        let best = ds.dot(&verts[poly.support_index_scan(&ds)].coords);
+                        let i = poly.support_index_climb(&ds, usize::MAX);
+                        assert!(ds.dot(&verts[i].coords) >= best - best.abs() * 1e-6, "{ds:?}");
+                        let mut hint = SupportWarmStart::COLD;
+                        assert_eq!(poly.support_hinted(&ds, &mut hint), verts[i]);
+                        assert_eq!(hint.0 as usize, i);
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!(checked, 3 * (8 * 8 * 8 - 1));
+        for d in [Vector3::zeros(), Vector3::new(f32::NAN, 1.0, 0.0), Vector3::new(f32::INFINITY, 0.0, 1.0)] {
+            assert!(poly.support_index_climb(&d, usize::MAX) < verts.len(), "{d:?}");
+        }
+        assert_eq!(SupportWarmStart::default(), SupportWarmStart::COLD);
+        // Which bodies use the hint (GJK resets it after a far turn).
+        use narrowphase::shape::{Cuboid, Placed, SupportMap};
+        assert!(poly.climbs() && Placed::new(poly, narrowphase::math::Pose::identity()).climbs());
+        assert!(!Cuboid::new(Vector3::new(1.0_f32, 1.0, 1.0)).unwrap().climbs());
     }
 
     /// Clouds whose hull has vertices that are corners only within the
