@@ -215,6 +215,10 @@ struct Track<R: Real> {
     /// signed distance before the polytope contains the origin.
     d0: R,
     tol: R,
+    /// Whether a body climbs (its hints go stale when the direction turns).
+    climbs: bool,
+    /// The last direction probed.
+    last_dir: Vec3<R>,
 }
 
 impl<R: Real> Track<R> {
@@ -418,7 +422,16 @@ impl<R: Real, const V: usize, const F: usize> Epa<R, V, F> {
         if !d0.finite() {
             return undetermined(Undetermined::NonFinite, Bounds::unknown());
         }
-        let mut t = Track { scale: R::ZERO, upper: R::INFINITY, upper_dir: Vec3::x(), d0, tol };
+        let climbs = cso.a.climbs() || cso.b.climbs();
+        let mut t = Track {
+            scale: R::ZERO,
+            upper: R::INFINITY,
+            upper_dir: Vec3::x(),
+            d0,
+            tol,
+            climbs,
+            last_dir: Vec3::zeros(),
+        };
         pts.iter().for_each(|p| t.see(p));
 
         match self.start(cso, pts, &mut t) {
@@ -834,6 +847,10 @@ where
     A: SupportMap<R> + ?Sized,
     B: SupportMap<R> + ?Sized,
 {
+    if t.climbs {
+        cso.forget_stale_hints(dir, &t.last_dir);
+        t.last_dir = *dir;
+    }
     let p = cso.support_point(dir);
     if !p.is_finite() || !finite_vec(&p.w) {
         return Err(Undetermined::NonFinite);
@@ -1033,7 +1050,15 @@ mod tests {
         let mut cso = Cso::new(&a, &b);
         let pts: Vec<CsoPoint<f64>> =
             [Vec3::x(), Vec3::y(), Vec3::z(), -Vec3::x()].iter().map(|d| cso.support_point(d)).collect();
-        let mut t = Track { scale: 1.0, upper: f64::INFINITY, upper_dir: Vec3::x(), d0: 0.0, tol: 1e-12 };
+        let mut t = Track {
+            scale: 1.0,
+            upper: f64::INFINITY,
+            upper_dir: Vec3::x(),
+            d0: 0.0,
+            tol: 1e-12,
+            climbs: false,
+            last_dir: Vec3::zeros(),
+        };
         assert!(epa.start(&mut cso, &pts, &mut t).unwrap());
         check_topology(&epa);
         for i in 0..4 {

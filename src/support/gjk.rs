@@ -357,20 +357,6 @@ impl<R: Real> Rule<R> for Below<R> {
     }
 }
 
-/// Cosine² of the turn of the search direction beyond which the bodies'
-/// hill-climbing hints count as stale: a polytope then climbs from the
-/// stored vertex of the new direction's sector (at most about 35° from it)
-/// rather than from a vertex that answered a direction this far away.
-const STALE_HINT_COS2: f64 = 0.81;
-
-/// Whether `d` turned more than about 26° from `last` (cosine below 0.9),
-/// or either is zero or NaN.
-#[inline(always)]
-fn turned_far<R: Real>(d: &Vec3<R>, last: &Vec3<R>) -> bool {
-    let k = d.dot(last);
-    !(k > R::ZERO && k * k >= R::lit(STALE_HINT_COS2) * d.dot(d) * last.dot(last))
-}
-
 /// The GJK descent (Jovanoski §3): support queries towards the origin from
 /// the closest point `v` of the simplex, certified bounds `lower ≤ d ≤
 /// |v|` after each, at most `budget.max_iterations` iterations; `rule`
@@ -441,9 +427,8 @@ where
             break;
         }
         let (d, d_len) = momentum.direction(&v, bounds.upper, !rule.momentum_waits() || bounds.lower > R::ZERO);
-        if climbs && turned_far(&d, &last_dir) {
-            cso.hint_a = SupportWarmStart::COLD;
-            cso.hint_b = SupportWarmStart::COLD;
+        if climbs {
+            cso.forget_stale_hints(&d, &last_dir);
         }
         last_dir = d;
         let p = cso.support_point(&-d);
