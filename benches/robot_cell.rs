@@ -191,7 +191,7 @@ mod bench {
         name: &'static str,
         ours64: Vec<(Placed<A64, f64>, Placed<B64, f64>)>,
         ours32: Vec<(Placed<A32, f32>, Placed<B32, f32>)>,
-        coal: Vec<(usize, usize, CoalTf, CoalTf)>,
+        coal: Vec<(usize, CoalTf, CoalTf)>,
     }
 
     /// Timings of one case over the rounds (ns per query).
@@ -244,7 +244,7 @@ mod bench {
                 assert!(clear == (d > MARGIN) || (d - MARGIN).abs() < 1e-9, "{}: near {clear} at {d}", self.name);
                 hits += usize::from(hit);
                 nears += usize::from(!clear);
-                if let Some((ia, _, ta, tb)) = self.coal.get(k) {
+                if let Some((ia, ta, tb)) = self.coal.get(k) {
                     let cp = &mut coal_pairs[*ia];
                     if cp.collide_within(ta, tb, 0.0, true).is_some_and(|c| c != hit) {
                         hit_diff += 1;
@@ -334,7 +334,7 @@ mod bench {
                     let mut coal_pass = |early: bool| {
                         time_pass(n, &mut || {
                             let mut count = 0;
-                            for (ia, _, ta, tb) in &self.coal {
+                            for (ia, ta, tb) in &self.coal {
                                 let cp = &mut coal_pairs[*ia];
                                 count += usize::from(match q {
                                     "hit" if early => cp.collide_within(ta, tb, 0.0, true) == Some(true),
@@ -430,23 +430,23 @@ mod bench {
                     let fb = frames[b];
                     hh.ours64.push((Placed::new(polys64[a], fa), Placed::new(polys64[b], fb)));
                     hh.ours32.push((Placed::new(polys32[a], cast(&fa)), Placed::new(polys32[b], cast(&fb))));
-                    hh.coal.push((pair_index(a, b), 0, coal_tf(&fa), coal_tf(&fb)));
+                    hh.coal.push((pair_index(a, b), coal_tf(&fa), coal_tf(&fb)));
                 }
                 if a >= 2 {
                     hb.ours64.push((Placed::new(polys64[a], fa), Placed::new(table64, table_pose)));
                     hb.ours32.push((Placed::new(polys32[a], cast(&fa)), Placed::new(table32, cast(&table_pose))));
-                    hb.coal.push((pair_index(a, 8), 0, coal_tf(&fa), coal_tf(&table_pose)));
+                    hb.coal.push((pair_index(a, 8), coal_tf(&fa), coal_tf(&table_pose)));
                 }
                 for (k, (c64, c32, pose)) in
                     [(torso64, torso32, torso_pose), (arm64, arm32, arm_pose)].into_iter().enumerate()
                 {
                     hc.ours64.push((Placed::new(polys64[a], fa), Placed::new(c64, pose)));
                     hc.ours32.push((Placed::new(polys32[a], cast(&fa)), Placed::new(c32, cast(&pose))));
-                    hc.coal.push((pair_index(a, 9 + k), 0, coal_tf(&fa), coal_tf(&pose)));
+                    hc.coal.push((pair_index(a, 9 + k), coal_tf(&fa), coal_tf(&pose)));
                 }
                 hs.ours64.push((Placed::new(polys64[a], fa), Placed::new(head64, head_pose)));
                 hs.ours32.push((Placed::new(polys32[a], cast(&fa)), Placed::new(head32, cast(&head_pose))));
-                hs.coal.push((pair_index(a, 11), 0, coal_tf(&fa), coal_tf(&head_pose)));
+                hs.coal.push((pair_index(a, 11), coal_tf(&fa), coal_tf(&head_pose)));
             }
         }
         if !have_coal {

@@ -24,7 +24,7 @@
 use super::{Bounded, SupportMap, SupportWarmStart};
 use crate::error::PolytopeError;
 use crate::error::ShapeError;
-use crate::math::{max, norm, Pt3, Real, Vec3};
+use crate::math::{max, max_abs, norm, Pt3, Real, Vec3};
 
 /// Largest vertex (and face) count: indices are `u16`.
 pub const MAX_VERTICES: usize = u16::MAX as usize;
@@ -105,7 +105,7 @@ const SECTORS: usize = 27;
 #[inline(always)]
 fn sector<R: Real>(dir: &Vec3<R>) -> usize {
     let (ax, ay, az) = (dir.x.abs_(), dir.y.abs_(), dir.z.abs_());
-    let half = max(ax, max(ay, az)) * R::HALF;
+    let half = max_abs(dir) * R::HALF;
     // NaN fails `a >= half`: the middle cell.
     let digit = |c: R, a: R| {
         if !(a >= half) {
@@ -205,13 +205,8 @@ impl<'a, R: Real> Polytope<'a, R> {
         validate(&data).map_err(ShapeError::Polytope)?;
         let (center, radius) = centre_and_radius(data.vertices);
         let mut p = Self { data, center, radius, seeds: [0; SECTORS] };
-        for k in 0..SECTORS {
-            // At most `MAX_VERTICES` vertices (validated): the index fits.
-            let seed = u16::try_from(p.support_index_scan(&sector_direction(k))).unwrap_or(0);
-            if let Some(s) = p.seeds.get_mut(k) {
-                *s = seed;
-            }
-        }
+        // At most `MAX_VERTICES` vertices (validated): every index fits.
+        p.seeds = core::array::from_fn(|k| u16::try_from(p.support_index_scan(&sector_direction(k))).unwrap_or(0));
         Ok(p)
     }
 

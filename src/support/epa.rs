@@ -217,7 +217,9 @@ struct Track<R: Real> {
     tol: R,
     /// Whether a body climbs (its hints go stale when the direction turns).
     climbs: bool,
-    /// The last direction probed.
+    /// The last direction probed; zero before the first probe, which thus
+    /// starts from cold hints (the ones a caller passes in answered GJK's
+    /// directions, not the start polytope's face normals).
     last_dir: Vec3<R>,
 }
 

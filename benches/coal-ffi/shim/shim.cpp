@@ -16,6 +16,7 @@
 #include <coal/shape/geometric_shapes.h>
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <new>
 #include <vector>
@@ -48,6 +49,7 @@ struct Pair {
   coal::DistanceRequest signed_request;    // GJK, then EPA when overlapping
   coal::DistanceRequest warm_request;      // unsigned, GJK warm-started
   coal::CollisionRequest collision_request;
+  coal::CollisionRequest margin_request;   // security margin and early stop set per call
   coal::CollisionResult collision_result;  // reused: its contact vector keeps its capacity
 
   Pair(const coal::CollisionGeometry* a, const coal::CollisionGeometry* b,
@@ -57,18 +59,21 @@ struct Pair {
         unsigned_request(true, false),
         signed_request(true, true),
         warm_request(true, false),
-        collision_request(coal::NO_REQUEST, 1) {
+        collision_request(coal::NO_REQUEST, 1),
+        margin_request(coal::NO_REQUEST, 1) {
     for (coal::QueryRequest* r :
          {static_cast<coal::QueryRequest*>(&unsigned_request),
           static_cast<coal::QueryRequest*>(&signed_request),
           static_cast<coal::QueryRequest*>(&warm_request),
-          static_cast<coal::QueryRequest*>(&collision_request)}) {
+          static_cast<coal::QueryRequest*>(&collision_request),
+          static_cast<coal::QueryRequest*>(&margin_request)}) {
       r->gjk_variant = variant;
     }
     warm_request.gjk_initial_guess = coal::GJKInitialGuess::CachedGuess;
     warm_request.cached_gjk_guess = coal::Vec3s(1, 0, 0);
     warm_request.cached_support_func_guess = coal::support_func_guess_t::Zero();
     collision_request.enable_contact = false;
+    margin_request.enable_contact = false;
   }
 
   EIGEN_MAKE_ALIGNED_OPERATOR_NEW
@@ -219,9 +224,9 @@ int npcoal_collide_margin(void* pair, const double* tf_a, const double* tf_b, do
   try {
     Pair& p = *static_cast<Pair*>(pair);
     cold(p.collision.gjk_solver());
-    coal::CollisionRequest req = p.collision_request;
+    coal::CollisionRequest& req = p.margin_request;
     req.security_margin = margin;
-    if (early) req.distance_upper_bound = margin;
+    req.distance_upper_bound = early ? margin : (std::numeric_limits<coal::CoalScalar>::max)();
     p.collision_result.clear();
     const std::size_t n = p.collision(transform(tf_a), transform(tf_b), req, p.collision_result);
     return n > 0 ? 1 : 0;
