@@ -297,6 +297,19 @@ pub fn any_orthogonal<R: Real>(n: &Vec3<R>) -> Vec3<R> {
     normalize(&c).unwrap_or_else(Vec3::x)
 }
 
+/// Two unit vectors that make an orthonormal basis with the unit `n`,
+/// without a square root: Frisvad's construction in the form of Duff et
+/// al. (2017, "Building an Orthonormal Basis, Revisited"), one division.
+/// The sign `s` of `n.z` keeps `s + n.z` at least 1, away from the
+/// cancellation of the original at `n.z = −1`.
+#[inline]
+pub fn orthonormal_pair<R: Real>(n: &Vec3<R>) -> (Vec3<R>, Vec3<R>) {
+    let s = if n.z < R::ZERO { -R::ONE } else { R::ONE };
+    let a = -R::ONE / (s + n.z);
+    let b = n.x * n.y * a;
+    (Vec3::new(R::ONE + s * n.x * n.x * a, s * b, -s * n.x), Vec3::new(b, s + n.y * n.y * a, -n.y))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -313,6 +326,28 @@ mod tests {
         assert_eq!(Real::sqrt(169.0_f32), 13.0);
         assert!(Real::sqrt(-1.0_f32).is_nan());
         assert_eq!(Real::sqrt(2.0_f64), core::f64::consts::SQRT_2);
+    }
+
+    #[test]
+    fn orthonormal_pair_completes_a_right_handed_basis() {
+        // Unit vectors over a grid of directions, the poles and the seam
+        // at n.z = 0 among them: the three must be orthonormal to rounding,
+        // and t × s = n.
+        let mut dirs = std::vec::Vec::new();
+        for i in 0..=24 {
+            for j in 0..48 {
+                let (th, ph) = (core::f64::consts::PI * i as f64 / 24.0, core::f64::consts::TAU * j as f64 / 48.0);
+                dirs.push(Vec3::new(th.sin() * ph.cos(), th.sin() * ph.sin(), th.cos()));
+            }
+        }
+        dirs.extend([Vec3::new(0.0, 0.0, -1.0), Vec3::new(1e-17, 0.0, -1.0), Vec3::new(0.0, 0.0, -0.0)]);
+        for n in dirs.iter().filter(|n| (n.norm() - 1.0).abs() < 1e-12) {
+            let (t, s) = orthonormal_pair(n);
+            for (x, y, want) in [(&t, &t, 1.0), (&s, &s, 1.0), (&t, &s, 0.0), (&t, n, 0.0), (&s, n, 0.0)] {
+                assert!((x.dot(y) - want).abs() < 1e-14, "{n:?}: {x:?}·{y:?}");
+            }
+            assert!((t.cross(&s) - n).norm() < 1e-14, "{n:?}");
+        }
     }
 
     #[test]

@@ -38,29 +38,30 @@ impl<R: Real> CoreGap<R> {
 /// the rounding `16·ε·scale`), or the bounds are further apart than
 /// `tolerance · scale` (rounding on near-parallel segments), or anything is
 /// not finite. The caller then runs GJK, which decides all of these.
+#[inline(always)]
 pub(crate) fn core_gap<R: Real>(a: &CorePrimitive<R>, b: &CorePrimitive<R>, tolerance: R) -> Option<CoreGap<R>> {
-    let (pa, pb) = closest_points(a, b)?;
-    let d = pb - pa;
-    let distance = norm(&d);
-    if !(distance > R::ZERO) || !distance.finite() {
+    let Closest { point_a, d, gap } = closest(a, b)?;
+    // A squared distance in the normal range has a finite, positive root;
+    // anything else (coinciding points, underflow, overflow, NaN) is
+    // GJK's to decide.
+    let squared = d.dot(&d);
+    if !(squared >= R::MIN_POSITIVE && squared <= R::MAX) {
         return None;
     }
+    let distance = Real::sqrt(squared);
     let inv = R::ONE / distance;
-    let n = d * inv;
-    // Separating plane along n: B's lowest point minus A's highest, taken
-    // along d and then scaled, so that the support values do not wait for
-    // the square root and the division.
-    let lower = (lowest(b, &d) - highest(a, &d)) * inv;
-    let scale = max(max(extent(a), extent(b)), max(max_abs(&pa), max_abs(&pb)));
+    let lower = min(gap * inv, distance);
+    // The points found lie in the primitives: their coordinates are within
+    // the primitives' extents.
+    let scale = max(extent(a), extent(b));
     let floor = R::lit(16.0) * R::EPSILON * scale;
-    let lower = min(lower, distance);
     if !(lower > floor) || distance - lower > max(tolerance * scale, floor) {
         return None;
     }
     Some(CoreGap {
         distance,
         bounds: Bounds { lower, upper: distance },
-        witness: Witness { point_a: Pt3::from(pa), point_b: Pt3::from(pb), normal: n },
+        witness: Witness { point_a: Pt3::from(point_a), point_b: Pt3::from(point_a + d), normal: d * inv },
         scale,
     })
 }
@@ -99,39 +100,90 @@ fn anchor<R: Real>(c: &CorePrimitive<R>) -> Vec3<R> {
     }
 }
 
-/// Closest points of the two primitives, where there is a closed form.
-fn closest_points<R: Real>(a: &CorePrimitive<R>, b: &CorePrimitive<R>) -> Option<(Vec3<R>, Vec3<R>)> {
-    use CorePrimitive::{Cuboid, Point, Segment};
-    // By reference: a copy of two primitives (a box's is 16 words) cost a
-    // capsule pair more than its segments' arithmetic.
-    match (a, b) {
-        (Point(p), Point(q)) => Some((*p, *q)),
-        (Point(p), Segment(q0, q1)) => Some(segments(p, p, q0, q1)),
-        (Segment(p0, p1), Point(q)) => Some(segments(p0, p1, q, q)),
-        (Segment(p0, p1), Segment(q0, q1)) => Some(segments(p0, p1, q0, q1)),
-        (Point(p), Cuboid { center, axes, half_extents }) => Some((*p, point_in_box(p, center, axes, half_extents))),
-        (Cuboid { center, axes, half_extents }, Point(q)) => Some((point_in_box(q, center, axes, half_extents), *q)),
-        (Segment(p0, p1), Cuboid { center, axes, half_extents }) => {
-            let p = segment_near_box(p0, p1, center, axes, half_extents);
-            Some((p, point_in_box(&p, center, axes, half_extents)))
-        }
-        (Cuboid { center, axes, half_extents }, Segment(q0, q1)) => {
-            let q = segment_near_box(q0, q1, center, axes, half_extents);
-            Some((point_in_box(&q, center, axes, half_extents), q))
-        }
-        _ => None,
+/// Closest points of two primitives found in closed form, with the gap
+/// that the plane normal to their difference certifies; the gap is scaled
+/// by the difference's length, so that it does not wait for the square root
+/// and the division.
+struct Closest<R: Real> {
+    /// A's point.
+    point_a: Vec3<R>,
+    /// B's point less A's.
+    d: Vec3<R>,
+    /// `|d|` times (B's least support value along `d/|d|` less A's
+    /// greatest): `|d|` times a lower bound on the primitives' distance.
+    gap: R,
+}
+
+impl<R: Real> Closest<R> {
+    /// The same points for the pair taken the other way round. The gap
+    /// is the same number: B's least value along `−n` less A's greatest is
+    /// A's least along `n` less B's greatest, negated twice.
+    fn swapped(self) -> Self {
+        Self { point_a: self.point_a + self.d, d: -self.d, gap: self.gap }
     }
 }
 
-/// The point of segment `[p0, p1]` nearest to the box. In box coordinates
-/// `x(t) = a + b·t`, the squared distance `Σ max(|xᵢ(t)| − hᵢ, 0)²` is
+/// Closest points of the two primitives, where there is a closed form.
+#[inline(always)]
+fn closest<R: Real>(a: &CorePrimitive<R>, b: &CorePrimitive<R>) -> Option<Closest<R>> {
+    use CorePrimitive::{Cuboid, Point, Segment};
+    // By reference: a copy of two primitives (a box's is 16 words) cost a
+    // capsule pair more than its segments' arithmetic.
+    let (pa, pb) = match (a, b) {
+        (Point(p), Point(q)) => (*p, *q),
+        (Point(p), Segment(q0, q1)) => segments(p, p, q0, q1),
+        (Segment(p0, p1), Point(q)) => segments(p0, p1, q, q),
+        (Segment(p0, p1), Segment(q0, q1)) => segments(p0, p1, q0, q1),
+        (Point(p), Cuboid { center, axes, half_extents }) => return Some(near_box(p, p, center, axes, half_extents)),
+        (Cuboid { center, axes, half_extents }, Point(q)) => {
+            return Some(near_box(q, q, center, axes, half_extents).swapped())
+        }
+        (Segment(p0, p1), Cuboid { center, axes, half_extents }) => {
+            return Some(near_box(p0, p1, center, axes, half_extents))
+        }
+        (Cuboid { center, axes, half_extents }, Segment(q0, q1)) => {
+            return Some(near_box(q0, q1, center, axes, half_extents).swapped())
+        }
+        _ => return None,
+    };
+    let d = pb - pa;
+    Some(Closest { point_a: pa, d, gap: lowest(b, &d) - highest(a, &d) })
+}
+
+/// Closest points of segment `[p0, p1]` (a point when the ends are equal)
+/// and a box, computed in the box's frame: there the box's support values
+/// need no rotation, and one rotation takes the difference back.
+#[inline(always)]
+fn near_box<R: Real>(p0: &Vec3<R>, p1: &Vec3<R>, center: &Vec3<R>, axes: &Mat3<R>, half: &Vec3<R>) -> Closest<R> {
+    let a = axes.tr_mul(&(p0 - center));
+    let (point_a, q, highest) = if p0 == p1 {
+        (*p0, a, None)
+    } else {
+        let b = axes.tr_mul(&(p1 - p0));
+        let t = segment_near_box(&a, &b, half);
+        (p0 + (p1 - p0) * t, a + b * t, Some(a + b))
+    };
+    let clamped =
+        Vec3::new(max(-half.x, min(q.x, half.x)), max(-half.y, min(q.y, half.y)), max(-half.z, min(q.z, half.z)));
+    let e = clamped - q;
+    // The box's least value along e (its centre is the origin here) less
+    // the segment's greatest, at one of its ends.
+    let top = match highest {
+        None => e.dot(&a),
+        Some(end) => max(e.dot(&a), e.dot(&end)),
+    };
+    let gap = -(half.x * e.x.abs() + half.y * e.y.abs() + half.z * e.z.abs()) - top;
+    Closest { point_a, d: axes * e, gap }
+}
+
+/// The parameter of the point of segment `a + b·t`, `t ∈ [0, 1]` (box
+/// coordinates), nearest to the box of half-extents `half` centred at the
+/// origin. The squared distance `Σ max(|xᵢ(t)| − hᵢ, 0)²` is
 /// convex and piecewise quadratic in `t`, with breaks where some `xᵢ(t)`
 /// crosses `±hᵢ` (at most six). On each piece the active faces are fixed,
 /// so the piece's minimiser is one division; the least of the pieces'
 /// minima is the segment's.
-fn segment_near_box<R: Real>(p0: &Vec3<R>, p1: &Vec3<R>, center: &Vec3<R>, axes: &Mat3<R>, half: &Vec3<R>) -> Vec3<R> {
-    let a = axes.tr_mul(&(p0 - center));
-    let b = axes.tr_mul(&(p1 - p0));
+fn segment_near_box<R: Real>(a: &Vec3<R>, b: &Vec3<R>, half: &Vec3<R>) -> R {
     let (a, b, h) = ([a.x, a.y, a.z], [b.x, b.y, b.z], [half.x, half.y, half.z]);
     // The ends and the breaks inside (0, 1), the unused slots at +∞;
     // sorted by insertion (fixed bounds: no panic path, no slice sort).
@@ -192,7 +244,7 @@ fn segment_near_box<R: Real>(p0: &Vec3<R>, p1: &Vec3<R>, center: &Vec3<R>, axes:
             (best_t, best) = (t, value);
         }
     }
-    p0 + (p1 - p0) * best_t
+    best_t
 }
 
 /// Closest points of segments `[p0, p1]` and `[q0, q1]` (either may be a

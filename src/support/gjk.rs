@@ -840,8 +840,7 @@ enum OnCores<R: Real> {
 fn enclosing<R: Real>(cores: &Separation<R>, ma: R, mb: R, to_world: &Vec3<R>) -> Simplex<R> {
     let core = &cores.witness;
     let n = core.normal;
-    let t = crate::math::any_orthogonal(&n);
-    let s = n.cross(&t);
+    let (t, s) = crate::math::orthonormal_pair(&n);
     let (half, root) = (R::lit(0.5), R::lit(0.866_025_403_784_438_6));
     let point = |u: Vec3<R>| {
         let (pa, pb) = (core.point_a.coords + u * ma, core.point_b.coords - u * mb);
