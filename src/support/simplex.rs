@@ -104,12 +104,12 @@ impl<R: Real> Simplex<R> {
     /// very close to a large face, where `Σ λᵢ wᵢ` loses the direction to
     /// cancellation (that matters: GJK's lower bound uses the direction).
     pub fn reduce(&mut self) -> bool {
-        let w: [Vec3<R>; 4] = self.pts.map(|p| p.w);
+        let w = &self.pts;
         let sub = match self.len {
-            1 => Sub::new(&[0], &[R::ONE]),
-            2 => segment(&w, 0, 1),
-            3 => triangle(&w, 0, 1, 2),
-            _ => match tetrahedron(&w) {
+            1 => Sub::vertex(w, 0),
+            2 => segment(w, 0, 1),
+            3 => triangle(w, 0, 1, 2),
+            _ => match tetrahedron(w) {
                 Tetrahedron::Outside(s) => s,
                 Tetrahedron::Inside(weights) => {
                     // Origin enclosed: weights by signed volumes.
@@ -122,21 +122,27 @@ impl<R: Real> Simplex<R> {
         // Keep the supporting points, in place: `sub.idx` increases, so
         // moving point `idx[k]` to slot `k` in order never overwrites a point
         // still to be moved (no copy of the whole simplex).
-        for (k, (&i, &l)) in sub.idx.iter().zip(&sub.lambda).take(sub.n).enumerate() {
-            if i & 3 != k {
-                self.pts[k & 3] = self.pts[i & 3];
-            }
-            self.bary[k & 3] = l;
+        let [i0, i1, i2] = sub.idx;
+        if i0 != 0 {
+            self.pts[0] = self.pts[i0 & 3];
         }
+        if sub.n > 1 && i1 != 1 {
+            self.pts[1] = self.pts[i1 & 3];
+        }
+        if sub.n > 2 && i2 != 2 {
+            self.pts[2] = self.pts[i2 & 3];
+        }
+        self.bary = [sub.lambda[0], sub.lambda[1], sub.lambda[2], R::ZERO];
         self.len = sub.n as u8;
-        let combined = sub.point(&w);
+        let combined = sub.point;
         self.closest = match sub.plane {
             // The plane projection has the more accurate direction, but it is
             // only trusted where it agrees with the convex combination (which
             // is inside the triangle by construction) to rounding: a sliver
             // triangle's normal can be noise, and its "projection" anywhere.
             Some(proj) if sub.n == 3 => {
-                let (a, b, c) = (w[sub.idx[0] & 3], w[sub.idx[1] & 3], w[sub.idx[2] & 3]);
+                // The face's points, moved to the first three slots.
+                let (a, b, c) = (self.pts[0].w, self.pts[1].w, self.pts[2].w);
                 let size = crate::math::max(a.norm_squared(), crate::math::max(b.norm_squared(), c.norm_squared()));
                 let slack = size * R::EPSILON * R::EPSILON * R::lit(4096.0);
                 if (proj - combined).norm_squared() <= slack {
@@ -151,60 +157,68 @@ impl<R: Real> Simplex<R> {
     }
 }
 
-/// A sub-simplex: indices into the parent (increasing) and barycentric
-/// weights; for a face, also the origin's projection on its plane, when
-/// computed.
+/// A sub-simplex: indices into the parent (increasing), barycentric
+/// weights and the point `Σ λᵢ wᵢ` they give (computed once, where the
+/// weights are: the tetrahedron compares its faces by it and the simplex
+/// keeps it); for a face, also the origin's projection on its plane.
 #[derive(Clone, Copy)]
 struct Sub<R: Real> {
     idx: [usize; 3],
     lambda: [R; 3],
     n: usize,
+    point: Vec3<R>,
     plane: Option<Vec3<R>>,
 }
 
 impl<R: Real> Sub<R> {
-    fn new(idx: &[usize], lambda: &[R]) -> Self {
-        let mut s = Sub { idx: [0; 3], lambda: [R::ZERO; 3], n: 0, plane: None };
-        for ((d, l), (&i, &x)) in s.idx.iter_mut().zip(s.lambda.iter_mut()).zip(idx.iter().zip(lambda)) {
-            *d = i & 3;
-            *l = x;
-            s.n += 1;
-        }
-        s
+    fn vertex(w: &[CsoPoint<R>; 4], i: usize) -> Self {
+        Sub { idx: [i & 3, 0, 0], lambda: [R::ONE, R::ZERO, R::ZERO], n: 1, point: w[i & 3].w, plane: None }
     }
-    fn point(&self, w: &[Vec3<R>; 4]) -> Vec3<R> {
-        self.idx.iter().zip(&self.lambda).take(self.n).fold(Vec3::zeros(), |s, (&i, &l)| s + w[i & 3] * l)
+    fn edge(w: &[CsoPoint<R>; 4], i: usize, j: usize, t: R) -> Self {
+        let (i, j) = (i & 3, j & 3);
+        let l = [R::ONE - t, t, R::ZERO];
+        Sub { idx: [i, j, 0], lambda: l, n: 2, point: w[i].w * l[0] + w[j].w * l[1], plane: None }
+    }
+    fn face(w: &[CsoPoint<R>; 4], [i, j, k]: [usize; 3], l: [R; 3], plane: Vec3<R>) -> Self {
+        let (i, j, k) = (i & 3, j & 3, k & 3);
+        Sub {
+            idx: [i, j, k],
+            lambda: l,
+            n: 3,
+            point: w[i].w * l[0] + w[j].w * l[1] + w[k].w * l[2],
+            plane: Some(plane),
+        }
     }
 }
 
-fn segment<R: Real>(w: &[Vec3<R>; 4], i: usize, j: usize) -> Sub<R> {
-    let (a, b) = (w[i & 3], w[j & 3]);
+fn segment<R: Real>(w: &[CsoPoint<R>; 4], i: usize, j: usize) -> Sub<R> {
+    let (a, b) = (w[i & 3].w, w[j & 3].w);
     let ab = b - a;
     let t_num = -a.dot(&ab);
     if !(t_num > R::ZERO) {
-        return Sub::new(&[i], &[R::ONE]);
+        return Sub::vertex(w, i);
     }
     let den = ab.dot(&ab);
     if !(t_num < den) {
-        return Sub::new(&[j], &[R::ONE]);
+        return Sub::vertex(w, j);
     }
     let t = t_num / den;
-    Sub::new(&[i, j], &[R::ONE - t, t])
+    Sub::edge(w, i, j, t)
 }
 
-fn triangle<R: Real>(w: &[Vec3<R>; 4], i: usize, j: usize, k: usize) -> Sub<R> {
-    let (a, b, c) = (w[i & 3], w[j & 3], w[k & 3]);
+fn triangle<R: Real>(w: &[CsoPoint<R>; 4], i: usize, j: usize, k: usize) -> Sub<R> {
+    let (a, b, c) = (w[i & 3].w, w[j & 3].w, w[k & 3].w);
     let ab = b - a;
     let ac = c - a;
     let d1 = -ab.dot(&a);
     let d2 = -ac.dot(&a);
     if d1 <= R::ZERO && d2 <= R::ZERO {
-        return Sub::new(&[i], &[R::ONE]);
+        return Sub::vertex(w, i);
     }
     let d3 = -ab.dot(&b);
     let d4 = -ac.dot(&b);
     if d3 >= R::ZERO && d4 <= d3 {
-        return Sub::new(&[j], &[R::ONE]);
+        return Sub::vertex(w, j);
     }
     let vc = d1 * d4 - d3 * d2;
     if vc <= R::ZERO && d1 >= R::ZERO && d3 <= R::ZERO {
@@ -213,7 +227,7 @@ fn triangle<R: Real>(w: &[Vec3<R>; 4], i: usize, j: usize, k: usize) -> Sub<R> {
     let d5 = -ab.dot(&c);
     let d6 = -ac.dot(&c);
     if d6 >= R::ZERO && d5 <= d6 {
-        return Sub::new(&[k], &[R::ONE]);
+        return Sub::vertex(w, k);
     }
     let vb = d5 * d2 - d1 * d6;
     if vb <= R::ZERO && d2 >= R::ZERO && d6 <= R::ZERO {
@@ -230,7 +244,7 @@ fn triangle<R: Real>(w: &[Vec3<R>; 4], i: usize, j: usize, k: usize) -> Sub<R> {
     }
     match face_weights(&a, &b, &c) {
         // The accurate weights confirm the face region.
-        Some((l, p)) if l.iter().all(|&x| x >= R::ZERO) => Sub { plane: Some(p), ..Sub::new(&[i, j, k], &l) },
+        Some((l, p)) if l.iter().all(|&x| x >= R::ZERO) => Sub::face(w, [i, j, k], l, p),
         // The region tests and the accurate weights disagree (a sliver
         // triangle within rounding of flat): the closest point is on an edge,
         // up to rounding; never extrapolate outside the triangle.
@@ -275,11 +289,11 @@ fn face_weights<R: Real>(a: &Vec3<R>, b: &Vec3<R>, c: &Vec3<R>) -> Option<([R; 3
     }
 }
 
-fn best_of<R: Real, const N: usize>(w: &[Vec3<R>; 4], subs: [Sub<R>; N]) -> Sub<R> {
-    let mut best = Sub::new(&[0], &[R::ONE]);
+fn best_of<R: Real, const N: usize>(w: &[CsoPoint<R>; 4], subs: [Sub<R>; N]) -> Sub<R> {
+    let mut best = Sub::vertex(w, 0);
     let mut best_d = R::INFINITY;
     for s in subs.iter() {
-        let d = s.point(w).norm_squared();
+        let d = s.point.norm_squared();
         if d < best_d {
             best = *s;
             best_d = d;
@@ -291,38 +305,32 @@ fn best_of<R: Real, const N: usize>(w: &[Vec3<R>; 4], subs: [Sub<R>; N]) -> Sub<
 /// Faces of the tetrahedron 0123, each listed with its opposite vertex last.
 const FACES: [[usize; 4]; 4] = [[1, 2, 3, 0], [0, 2, 3, 1], [0, 1, 3, 2], [0, 1, 2, 3]];
 
-/// Signed volume (×6) of the tetrahedron `abcd`.
-#[inline(always)]
-fn volume<R: Real>(a: &Vec3<R>, b: &Vec3<R>, c: &Vec3<R>, d: &Vec3<R>) -> R {
-    (b - a).dot(&(c - a).cross(&(d - a)))
-}
-
-/// The signed volumes with the origin in place of each vertex, and the total.
-/// Vertex `i`'s sub-volume has the sign of the total exactly when the origin
-/// is on vertex `i`'s side of the opposite face.
-fn sub_volumes<R: Real>(w: &[Vec3<R>; 4]) -> ([R; 4], R) {
-    let o = Vec3::zeros();
-    let v = [
-        volume(&o, &w[1], &w[2], &w[3]),
-        volume(&w[0], &o, &w[2], &w[3]),
-        volume(&w[0], &w[1], &o, &w[3]),
-        volume(&w[0], &w[1], &w[2], &o),
-    ];
-    (v, volume(&w[0], &w[1], &w[2], &w[3]))
-}
-
-/// `true` when the tetrahedron is too flat for its volume signs to mean
-/// anything: |volume| below rounding relative to its edge lengths.
-fn is_flat<R: Real>(w: &[Vec3<R>; 4], total: R) -> bool {
-    let mut l2 = R::ZERO;
-    for i in 0..4 {
-        for j in (i + 1)..4 {
-            l2 = crate::math::max(l2, (w[i & 3] - w[j & 3]).norm_squared());
-        }
-    }
-    // |total| ≤ ε·64·L³ (L = longest edge): the fourth point is within
-    // rounding of the plane of the other three.
-    !(total * total > l2 * l2 * l2 * R::EPSILON * R::EPSILON * R::lit(4096.0))
+/// The signed volumes (×6) with the origin in place of each vertex, the
+/// total, and whether the tetrahedron is too flat for their signs to mean
+/// anything (|total| below rounding relative to its longest edge `L`:
+/// `|total| ≤ 64·ε·L³`, the fourth point within rounding of the plane of
+/// the other three). Vertex `i`'s sub-volume has the sign of the total
+/// exactly when the origin is on vertex `i`'s side of the opposite face.
+///
+/// All from the edges at `w₃` (the point GJK added last): with
+/// `eᵢ = wᵢ − w₃`, the total is `−e₀·(e₁ × e₂)` and the sub-volume of
+/// `wᵢ` (`i < 3`) is `w₃·(eⱼ × eₖ)` (`i, j, k` cyclic), the
+/// origin's offset from `w₃` against the same cross products; `w₃`'s own
+/// is taken at `w₀` from that face's edges. Differences of nearby points
+/// before any product, as in the direct form, at about half its work.
+fn sub_volumes<R: Real>(w: &[CsoPoint<R>; 4]) -> ([R; 4], R, bool) {
+    let (w0, w1, w2, w3) = (&w[0].w, &w[1].w, &w[2].w, &w[3].w);
+    let (e0, e1, e2) = (w0 - w3, w1 - w3, w2 - w3);
+    let (c12, c20) = (e1.cross(&e2), e2.cross(&e0));
+    // Both forms below list the vertices in an odd permutation of
+    // `w₀w₁w₂w₃` (and of each sub-tetrahedron): negated.
+    let total = -e0.dot(&c12);
+    let (f1, f2) = (w1 - w0, w2 - w0);
+    let v3 = f1.dot(&f2.cross(&-w0));
+    let v = [w3.dot(&c12), w3.dot(&c20), w3.dot(&e0.cross(&e1)), v3];
+    let l2 = [e0, e1, e2, f1, f2, w2 - w1].iter().fold(R::ZERO, |m, e| crate::math::max(m, e.norm_squared()));
+    let flat = !(total * total > l2 * l2 * l2 * R::EPSILON * R::EPSILON * R::lit(4096.0));
+    (v, total, flat)
 }
 
 /// Where the origin is against a tetrahedron.
@@ -335,9 +343,9 @@ enum Tetrahedron<R: Real> {
 
 /// Closest point of a tetrahedron, or, when the origin is inside it, the
 /// origin's barycentric weights (from the same signed volumes).
-fn tetrahedron<R: Real>(w: &[Vec3<R>; 4]) -> Tetrahedron<R> {
-    let (sub, total) = sub_volumes(w);
-    let flat = is_flat(w, total) || !total.finite();
+fn tetrahedron<R: Real>(w: &[CsoPoint<R>; 4]) -> Tetrahedron<R> {
+    let (sub, total, flat) = sub_volumes(w);
+    let flat = flat || !total.finite();
     if !flat && sub.iter().all(|&v| !(v * total < R::ZERO)) {
         let (l0, l1, l2) = (sub[0] / total, sub[1] / total, sub[2] / total);
         return Tetrahedron::Inside([l0, l1, l2, R::ONE - l0 - l1 - l2]);
@@ -350,7 +358,7 @@ fn tetrahedron<R: Real>(w: &[Vec3<R>; 4]) -> Tetrahedron<R> {
         let opposite = sub[f[3] & 3];
         if flat || opposite * total < R::ZERO {
             let s = triangle(w, f[0] & 3, f[1] & 3, f[2] & 3);
-            let dist = s.point(w).norm_squared();
+            let dist = s.point.norm_squared();
             match best {
                 Some((_, bd)) if !(dist < bd) => {}
                 _ => best = Some((s, dist)),
