@@ -189,7 +189,11 @@ pub struct Epa<R: Real, const V: usize, const F: usize> {
     n_verts: u16,
     /// High-water mark of the face slots in use.
     n_faces: u16,
-    iterations: u32,
+    /// Dead slots below the high-water mark (free for new faces).
+    n_dead: u16,
+    /// At most [`Self::MAX_ITERATIONS`], below `u16::MAX` (the indices
+    /// are `u16`).
+    iterations: u16,
 }
 
 /// The workspace for the default budget of 64 iterations: 68 vertices, 132
@@ -299,6 +303,7 @@ impl<R: Real, const V: usize, const F: usize> Epa<R, V, F> {
             queue: [0; F],
             n_verts: 0,
             n_faces: 0,
+            n_dead: 0,
             iterations: 0,
         }
     }
@@ -322,7 +327,7 @@ impl<R: Real, const V: usize, const F: usize> Epa<R, V, F> {
 
     /// Iterations (support queries after start-up) of the last query.
     pub fn iterations(&self) -> u32 {
-        self.iterations
+        u32::from(self.iterations)
     }
 
     /// Vertices of the final polytope of the last query (some may be
@@ -405,6 +410,7 @@ impl<R: Real, const V: usize, const F: usize> Epa<R, V, F> {
     {
         self.n_verts = 0;
         self.n_faces = 0;
+        self.n_dead = 0;
         self.iterations = 0;
         let undetermined = |reason, bounds| Proximity::Undetermined { reason, bounds };
         let tol = budget.tolerance;
@@ -443,7 +449,7 @@ impl<R: Real, const V: usize, const F: usize> Epa<R, V, F> {
         }
 
         for it in 0..budget.max_iterations.min(Self::MAX_ITERATIONS) {
-            self.iterations = it + 1;
+            self.iterations = u16::try_from(it + 1).unwrap_or(u16::MAX);
             let Some((f, face)) = self.closest() else {
                 return undetermined(Undetermined::NonFinite, t.bounds(None));
             };
@@ -638,18 +644,17 @@ impl<R: Real, const V: usize, const F: usize> Epa<R, V, F> {
         self.faces.get(i as usize).ok_or(BROKEN)
     }
 
-    /// The live face with the smallest signed distance.
+    /// The live face with the smallest signed distance. The scan keeps an
+    /// index and a distance; the face is copied once, at the end.
     fn closest(&self) -> Option<(u16, Face<R>)> {
-        let mut best: Option<(u16, Face<R>)> = None;
-        let live = self.faces.iter().take(self.n_faces as usize).enumerate().filter(|(_, f)| f.alive);
-        for (i, f) in live {
-            match best {
-                Some((_, b)) if !(f.dist < b.dist) => {}
-                _ if f.dist.finite() => best = Some((i as u16, *f)),
-                _ => {}
+        let (mut best, mut best_dist) = (None, R::INFINITY);
+        for (i, f) in self.faces.iter().take(self.n_faces as usize).enumerate() {
+            if f.alive && f.dist < best_dist && f.dist >= -R::MAX {
+                (best, best_dist) = (Some(i), f.dist);
             }
         }
-        best
+        let i = best?;
+        Some((i as u16, *self.faces.get(i)?))
     }
 
     /// Adds `p` (in front of face `start`): removes the faces it sees and
@@ -683,16 +688,30 @@ impl<R: Real, const V: usize, const F: usize> Epa<R, V, F> {
                 f.visible = false;
             }
         }
-        let mut cursor = 0;
+        self.n_dead += n_seen as u16;
+        // Slots for the fan: first those of the faces just removed, then
+        // fresh ones past the high-water mark, then (a full workspace) any
+        // other dead slot; `horizon` checked that there are enough.
+        let (mut reused, mut cursor) = (0, 0);
         for e in self.horizon.iter_mut().take(n_edges) {
             let nf = self.n_faces as usize;
-            let slot = (cursor..F).find(|&s| s >= nf || self.faces.get(s).is_some_and(|f| !f.alive)).ok_or(BROKEN)?;
-            if let Some(f) = self.faces.get_mut(slot) {
-                f.alive = true;
+            let slot = if reused < n_seen {
+                reused += 1;
+                *self.queue.get(reused - 1).ok_or(BROKEN)? as usize
+            } else if nf < F {
+                nf
+            } else {
+                let free = (cursor..nf).find(|&s| self.faces.get(s).is_some_and(|f| !f.alive)).ok_or(BROKEN)?;
+                cursor = free + 1;
+                free
+            };
+            let face = self.faces.get_mut(slot).ok_or(BROKEN)?;
+            if slot < nf && !face.alive {
+                self.n_dead -= 1;
             }
+            face.alive = true;
             self.n_faces = self.n_faces.max(slot as u16 + 1);
             e.slot = slot as u16;
-            cursor = slot + 1;
         }
         for j in 0..n_edges {
             let e = *self.horizon.get(j).ok_or(BROKEN)?;
@@ -796,8 +815,7 @@ impl<R: Real, const V: usize, const F: usize> Epa<R, V, F> {
         }
         // Room: dead slots, the visible faces, and the never used ones.
         let nf = self.n_faces as usize;
-        let dead = self.faces.iter().take(nf).filter(|f| !f.alive).count();
-        if dead + n_seen + (F - nf) < n {
+        if self.n_dead as usize + n_seen + (F - nf) < n {
             return Err(Undetermined::OutOfCapacity);
         }
         // Every new face must have a normal.
