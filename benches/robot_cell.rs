@@ -57,11 +57,16 @@
 //! ```
 
 #[cfg(feature = "std")]
+#[path = "common/coal_bodies.rs"]
+mod coal_bodies;
+
+#[cfg(feature = "std")]
 mod bench {
     use std::f64::consts::PI;
     use std::hint::black_box;
     use std::time::Instant;
 
+    use super::coal_bodies::{coal_convex, coal_tf};
     use coal_ffi::{Gjk as CoalGjk, Pair as CoalPair, Shape as CoalShape, Transform as CoalTf};
     use nalgebra::{IsometryMatrix3, Point3, Rotation3, Translation3, Vector3};
     use narrowphase::hull::{quickhull, OwnedPolytope};
@@ -167,19 +172,8 @@ mod bench {
         let f64 = quickhull(&pts).expect("link hull f64");
         let p32: Vec<Point3<f32>> = pts.iter().map(|x| x.cast()).collect();
         let f32 = quickhull(&p32).expect("link hull f32");
-        let poly = f64.polytope().expect("link polytope");
-        let v: Vec<[f64; 3]> = poly.data().vertices.iter().map(|x| [x.x, x.y, x.z]).collect();
-        let tris = coal_ffi::fan((0..poly.data().faces.len()).map(|f| poly.face_loop(f)));
-        LinkHull { f64, f32, coal: CoalShape::convex(&v, &tris) }
-    }
-
-    fn coal_tf(p: &IsometryMatrix3<f64>) -> CoalTf {
-        let m = p.rotation.matrix();
-        let t = p.translation.vector;
-        CoalTf::new(
-            [[m[(0, 0)], m[(0, 1)], m[(0, 2)]], [m[(1, 0)], m[(1, 1)], m[(1, 2)]], [m[(2, 0)], m[(2, 1)], m[(2, 2)]]],
-            [t.x, t.y, t.z],
-        )
+        let coal = coal_convex(&f64.polytope().expect("link polytope"));
+        LinkHull { f64, f32, coal }
     }
 
     fn cast(p: &IsometryMatrix3<f64>) -> Pose<f32> {

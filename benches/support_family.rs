@@ -96,12 +96,15 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 // Shared with the other bench of the §5.1 protocol (one module per purpose).
+#[path = "common/coal_bodies.rs"]
+mod coal_bodies;
 #[path = "common/criterion_medians.rs"]
 mod criterion_medians;
 #[path = "common/pair_protocol.rs"]
 mod pair_protocol;
 #[path = "common/parry_bodies.rs"]
 mod parry_bodies;
+use coal_bodies::{coal_convex, coal_tf};
 use criterion_medians::{criterion_dir, median_ns};
 use pair_protocol::{
     ellipsoid_points, pick, polytope_points, pose, rotation, touching, unit_vector, ELLIPSOID_HULL_POINTS, POOL, S_MAX,
@@ -128,24 +131,6 @@ fn budget_vs_coal() -> Budget<f64> {
     Budget::new(128, 1e-6)
 }
 
-/// Our pose as coal's `Transform3s` (rotation matrix by rows, translation).
-fn coal_tf(p: &Pose<f64>) -> CoalTf {
-    let m = p.rotation.matrix();
-    let t = p.translation.vector;
-    CoalTf::new(
-        [[m[(0, 0)], m[(0, 1)], m[(0, 2)]], [m[(1, 0)], m[(1, 1)], m[(1, 2)]], [m[(2, 0)], m[(2, 1)], m[(2, 2)]]],
-        [t.x, t.y, t.z],
-    )
-}
-
-/// coal's `Convex<Triangle>` of one of our hulls: its vertices and its face
-/// loops fanned into triangles.
-fn coal_convex(p: &Polytope<f64>) -> Option<CoalShape> {
-    let v: Vec<[f64; 3]> = p.data().vertices.iter().map(|x| [x.x, x.y, x.z]).collect();
-    let tris = coal_ffi::fan((0..p.data().faces.len()).map(|f| p.face_loop(f)));
-    CoalShape::convex(&v, &tris)
-}
-
 // ---------------------------------------------------------------------------
 // libccd sees our f64 shapes through their (hinted) support maps.
 
@@ -157,7 +142,7 @@ struct CcdBody<'a, S> {
 impl<'a, S> CcdBody<'a, S> {
     #[inline(always)]
     fn new(shape: &'a S) -> Self {
-        Self { shape, hint: Cell::new(SupportWarmStart(0)) }
+        Self { shape, hint: Cell::new(SupportWarmStart::COLD) }
     }
 }
 

@@ -340,8 +340,14 @@ mod tests {
                 dirs.push(Vec3::new(th.sin() * ph.cos(), th.sin() * ph.sin(), th.cos()));
             }
         }
-        dirs.extend([Vec3::new(0.0, 0.0, -1.0), Vec3::new(1e-17, 0.0, -1.0), Vec3::new(0.0, 0.0, -0.0)]);
-        for n in dirs.iter().filter(|n| (n.norm() - 1.0).abs() < 1e-12) {
+        dirs.extend([
+            Vec3::new(0.0, 0.0, -1.0),
+            Vec3::new(1e-17, 0.0, -1.0),
+            Vec3::new(1.0, 0.0, -0.0),
+            Vec3::new(0.0, -1.0, -0.0),
+        ]);
+        assert!(dirs.iter().all(|n| (n.norm() - 1.0).abs() < 1e-12));
+        for n in &dirs {
             let (t, s) = orthonormal_pair(n);
             for (x, y, want) in [(&t, &t, 1.0), (&s, &s, 1.0), (&t, &s, 0.0), (&t, n, 0.0), (&s, n, 0.0)] {
                 assert!((x.dot(y) - want).abs() < 1e-14, "{n:?}: {x:?}·{y:?}");

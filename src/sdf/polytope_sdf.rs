@@ -13,11 +13,12 @@
 //! vertices `nₐ/δₐ` are joined exactly when the faces share an edge: a
 //! linear function on a convex polytope has no local maximum on its vertex
 //! graph that is not global, so an ascent from any face ends at the right
-//! one; it moves to the first better neighbour it reads. Strict ascent never revisits a face, so no visited set is
-//! needed and the face count caps the walk; ties (coplanar faces, which are
-//! one polar vertex seen as several) fall back to a scan of all faces. The caller's [`SdfWarmStart`] keeps
-//! the face found last (the paper's `a₀`): after a small motion the walk is a
-//! step or two.
+//! one; each step moves to the first better neighbour it reads. Strict
+//! ascent never revisits a face, so no visited set is needed and the face
+//! count caps the walk; ties (coplanar faces, which are one polar vertex
+//! seen as several) fall back to a scan of all faces. The caller's
+//! [`SdfWarmStart`] keeps the face found last (the paper's `a₀`): after a
+//! small motion the walk is a step or two.
 
 use super::{Ball, Sdf, SdfAccuracy, SdfSample, SdfWarmStart};
 use crate::math::{Real, Vec3};

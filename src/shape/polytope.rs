@@ -258,10 +258,9 @@ impl<'a, R: Real> Polytope<'a, R> {
     /// Each step moves to the first strictly better neighbour found, not
     /// the best one: more, shorter steps, which read fewer neighbours in
     /// all (x86, `f64`: a GJK query on hulls of 50 to 1000 points runs
-    /// 4–8 % fewer instructions than with steepest ascent).
-    ///
-    /// Each step moves to a strictly better neighbour, so the walk cannot
-    /// cycle, and it ends after at most `V` steps (also enforced as a cap).
+    /// 4–8 % fewer instructions than with steepest ascent). Strict ascent
+    /// cannot cycle, and the walk ends after at most `V` steps (also
+    /// enforced as a cap).
     /// On a convex polytope whose vertices are all corners (validated:
     /// [`PolytopeError::NotACorner`]) a vertex with no strictly better
     /// neighbour is a global maximiser (the edge cone at a corner contains

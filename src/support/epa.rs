@@ -688,7 +688,9 @@ impl<R: Real, const V: usize, const F: usize> Epa<R, V, F> {
                 f.visible = false;
             }
         }
-        self.n_dead += n_seen as u16;
+        // Below the high-water mark, so within `F` (`u16`): saturating only
+        // keeps the arithmetic free of an overflow path.
+        self.n_dead = self.n_dead.saturating_add(n_seen as u16);
         // Slots for the fan: first those of the faces just removed, then
         // fresh ones past the high-water mark, then (a full workspace) any
         // other dead slot; `horizon` checked that there are enough.
@@ -707,7 +709,7 @@ impl<R: Real, const V: usize, const F: usize> Epa<R, V, F> {
             };
             let face = self.faces.get_mut(slot).ok_or(BROKEN)?;
             if slot < nf && !face.alive {
-                self.n_dead -= 1;
+                self.n_dead = self.n_dead.saturating_sub(1);
             }
             face.alive = true;
             self.n_faces = self.n_faces.max(slot as u16 + 1);

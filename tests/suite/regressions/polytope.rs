@@ -11,7 +11,8 @@ use narrowphase::hull::quickhull;
 /// x = 0 and reflex by 1.5e-47 with three faces whose normals differ by
 /// 1e-47, traps hill climbing: along +x the climb from v stops at v (no
 /// neighbour is larger) while the scan finds 119.96, an error of the
-/// polytope's whole size (GJK, MPR and EPA climb from `HILL_CLIMB_MIN_VERTICES` on).
+/// polytope's whole size (GJK, MPR and EPA climb from
+/// `HILL_CLIMB_MIN_VERTICES` vertices on).
 /// `Polytope::new` asks every vertex to be a strict corner beyond rounding
 /// and `quickhull` drops the ones that are not. Truth: from every start the
 /// climb along +x reaches the largest x of the input points.
