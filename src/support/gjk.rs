@@ -460,7 +460,7 @@ where
         }
         let previous_vv = vv;
         simplex.push(p);
-        if simplex.reduce() {
+        if simplex.reduce_newest() {
             exit = Exit::Overlap;
             break;
         }

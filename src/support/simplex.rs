@@ -104,12 +104,31 @@ impl<R: Real> Simplex<R> {
     /// very close to a large face, where `Σ λᵢ wᵢ` loses the direction to
     /// cancellation (that matters: GJK's lower bound uses the direction).
     pub fn reduce(&mut self) -> bool {
+        self.reduce_by(false)
+    }
+
+    /// [`reduce`](Self::reduce) when the point pushed last is known to
+    /// belong to the answer: GJK's step, whose new point `w` lies strictly
+    /// beyond the support plane of the previous closest point `v`
+    /// (`v·w < v·v`), so that the closest point of the grown simplex moves
+    /// towards it. Only the regions that contain that point are examined
+    /// (a vertex, two edges and a face of a triangle; three faces of a
+    /// tetrahedron). The answer is a convex combination of the points either
+    /// way; where the tests find no region with the point (rounding, a flat
+    /// simplex), the general case answers.
+    pub(crate) fn reduce_newest(&mut self) -> bool {
+        self.reduce_by(true)
+    }
+
+    #[inline(always)]
+    fn reduce_by(&mut self, newest: bool) -> bool {
         let w = &self.pts;
         let sub = match self.len {
             1 => Sub::vertex(w, 0),
             2 => segment(w, 0, 1),
+            3 if newest => triangle_newest(w, 0, 1, 2),
             3 => triangle(w, 0, 1, 2),
-            _ => match tetrahedron(w) {
+            _ => match tetrahedron(w, newest) {
                 Tetrahedron::Outside(s) => s,
                 Tetrahedron::Inside(weights) => {
                     // Origin enclosed: weights by signed volumes.
@@ -252,6 +271,39 @@ fn triangle<R: Real>(w: &[CsoPoint<R>; 4], i: usize, j: usize, k: usize) -> Sub<
     }
 }
 
+/// [`triangle`] when the answer is known to involve `w[k]` (`i < j < k`,
+/// see [`Simplex::reduce_newest`]): only the regions of vertex `k`, edges
+/// `ik` and `jk` and the face are tested. With `a = w[k]` and the edges
+/// `ab`, `ac` to `w[i]`, `w[j]`, the tests need five dot products:
+/// `d₁ = −ab·a`, `d₂ = −ac·a` and the Gram entries; the edge tests are
+/// the unnormalised face weights of the far vertices (Lagrange's
+/// identity), `ab·ab·d₂ − ab·ac·d₁` for `w[j]` and `ac·ac·d₁ − ab·ac·d₂`
+/// for `w[i]`. A face answer the accurate weights do not confirm goes to
+/// [`triangle`].
+fn triangle_newest<R: Real>(w: &[CsoPoint<R>; 4], i: usize, j: usize, k: usize) -> Sub<R> {
+    let (a, b, c) = (w[k & 3].w, w[i & 3].w, w[j & 3].w);
+    let ab = b - a;
+    let ac = c - a;
+    let d1 = -ab.dot(&a);
+    let d2 = -ac.dot(&a);
+    if d1 <= R::ZERO && d2 <= R::ZERO {
+        return Sub::vertex(w, k);
+    }
+    let (abab, abac, acac) = (ab.dot(&ab), ab.dot(&ac), ac.dot(&ac));
+    // Outside edge `ab` (the weight of `c` not positive), past `a`.
+    if abab * d2 - abac * d1 <= R::ZERO && d1 >= R::ZERO {
+        return segment(w, i, k);
+    }
+    // Outside edge `ac`, past `a`.
+    if acac * d1 - abac * d2 <= R::ZERO && d2 >= R::ZERO {
+        return segment(w, j, k);
+    }
+    match face_weights(&b, &c, &a) {
+        Some((l, p)) if l.iter().all(|&x| x >= R::ZERO) => Sub::face(w, [i, j, k], l, p),
+        _ => triangle(w, i, j, k),
+    }
+}
+
 /// Barycentric weights of the origin's projection on the plane of `abc`, by
 /// signed areas in the coordinate plane most aligned with the triangle
 /// (Montanari et al.'s signed-volume idea): the error grows like
@@ -266,20 +318,22 @@ fn face_weights<R: Real>(a: &Vec3<R>, b: &Vec3<R>, c: &Vec3<R>) -> Option<([R; 3
         return None;
     }
     let p = n * (n.dot(a) / nn);
-    // Drop the axis where |n| is largest.
+    // Drop the axis where |n| is largest: the points in the other two
+    // coordinates, taken once (no index to check per use).
     let an = n.map(|x| x.abs_());
-    let (x, y) = if an.x >= an.y && an.x >= an.z {
-        (1, 2)
+    let pts = [a, b, c, &p];
+    let [a2, b2, c2, p2] = if an.x >= an.y && an.x >= an.z {
+        pts.map(|v| [v.y, v.z])
     } else if an.y >= an.z {
-        (2, 0)
+        pts.map(|v| [v.z, v.x])
     } else {
-        (0, 1)
+        pts.map(|v| [v.x, v.y])
     };
-    let area = |u: &Vec3<R>, v: &Vec3<R>, w: &Vec3<R>| (v[x] - u[x]) * (w[y] - u[y]) - (v[y] - u[y]) * (w[x] - u[x]);
+    let area = |u: &[R; 2], v: &[R; 2], w: &[R; 2]| (v[0] - u[0]) * (w[1] - u[1]) - (v[1] - u[1]) * (w[0] - u[0]);
     // Normalised by their own sum (equal to area(a, b, c) in exact
     // arithmetic) so that the weights sum to 1 to rounding: Σλw is then a
     // true convex combination, and |Σλw| a true upper bound of the distance.
-    let sub = [area(&p, b, c), area(a, &p, c), area(a, b, &p)];
+    let sub = [area(&p2, &b2, &c2), area(&a2, &p2, &c2), area(&a2, &b2, &p2)];
     let total = sub[0] + sub[1] + sub[2];
     let l = [sub[0] / total, sub[1] / total, sub[2] / total];
     if l.iter().all(|v| v.finite()) {
@@ -343,26 +397,48 @@ enum Tetrahedron<R: Real> {
 
 /// Closest point of a tetrahedron, or, when the origin is inside it, the
 /// origin's barycentric weights (from the same signed volumes).
-fn tetrahedron<R: Real>(w: &[CsoPoint<R>; 4]) -> Tetrahedron<R> {
+///
+/// Outside, the closest point lies on a face the origin is beyond. The
+/// faces are tried from the one the origin is farthest beyond in
+/// barycentric terms (the most negative weight), and the first whose answer
+/// is its own interior ends the search: the origin's projection on the
+/// plane of a face it is beyond is the closest point of the half-space
+/// behind that plane, which holds the whole tetrahedron. On the ellipsoid
+/// workload (near-touching pairs) this halves the faces examined.
+///
+/// With `newest` (see [`Simplex::reduce_newest`]) the three faces at `w₃`
+/// are tested by [`triangle_newest`], and the face opposite `w₃` only when
+/// none of them qualified; a flat tetrahedron is tested as without.
+fn tetrahedron<R: Real>(w: &[CsoPoint<R>; 4], newest: bool) -> Tetrahedron<R> {
     let (sub, total, flat) = sub_volumes(w);
     let flat = flat || !total.finite();
     if !flat && sub.iter().all(|&v| !(v * total < R::ZERO)) {
         let (l0, l1, l2) = (sub[0] / total, sub[1] / total, sub[2] / total);
         return Tetrahedron::Inside([l0, l1, l2, R::ONE - l0 - l1 - l2]);
     }
-    // The closest point lies on a face the origin is beyond; a flat
-    // tetrahedron makes every face a candidate, which is still correct: a
-    // flat tetrahedron is the union of its faces.
+    let newest = newest && !flat;
+    // `beyond[i] < 0`: the origin is beyond the face opposite vertex `i`
+    // (its barycentric weight times |total|). A flat tetrahedron makes every
+    // face a candidate, which is still correct: it is the union of its faces.
+    let beyond = if total < R::ZERO { sub.map(|v| -v) } else { sub };
+    let first = (1..if newest { 3 } else { 4 }).fold(0, |m, i| if beyond[i] < beyond[m] { i } else { m });
     let mut best: Option<(Sub<R>, R)> = None;
-    for f in FACES {
-        let opposite = sub[f[3] & 3];
-        if flat || opposite * total < R::ZERO {
-            let s = triangle(w, f[0] & 3, f[1] & 3, f[2] & 3);
-            let dist = s.point.norm_squared();
-            match best {
-                Some((_, bd)) if !(dist < bd) => {}
-                _ => best = Some((s, dist)),
-            }
+    // The face opposite `w₃` comes last; with `newest` it is tried only
+    // when no face at `w₃` qualified (rounding against the precondition).
+    for i in core::iter::once(first).chain((0..4).filter(|&i| i != first)) {
+        let at_newest = newest && i != 3;
+        if !(flat || beyond[i & 3] < R::ZERO) || (newest && i == 3 && best.is_some()) {
+            continue;
+        }
+        let [f0, f1, f2, _] = FACES[i & 3];
+        let s = if at_newest { triangle_newest(w, f0, f1, f2) } else { triangle(w, f0, f1, f2) };
+        if s.n == 3 && !flat {
+            return Tetrahedron::Outside(s);
+        }
+        let dist = s.point.norm_squared();
+        match best {
+            Some((_, bd)) if !(dist < bd) => {}
+            _ => best = Some((s, dist)),
         }
     }
     // Not flat, origin outside by the signs, yet no face qualified can only
@@ -435,6 +511,57 @@ mod tests {
                 assert!(s.weights().iter().all(|&l| l >= -1e-9));
             }
         }
+    }
+
+    /// GJK's step: a simplex reduced to its closest point `v`, then a new
+    /// point `p` with `v·p < v·v`; the newest-point cases must find the
+    /// closest point of the grown simplex as brute force does.
+    #[test]
+    fn newest_point_reduction_matches_brute_force() {
+        let mut seed = 987654321u64;
+        let mut rnd = || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((seed >> 11) as f64 / (1u64 << 53) as f64) * 4.0 - 1.0
+        };
+        let mut grown = [0usize; 5];
+        for _ in 0..2000 {
+            let n = 1 + (grown.iter().sum::<usize>() % 3);
+            let ps: [CsoPoint<f64>; 3] = core::array::from_fn(|_| pt(rnd(), rnd(), rnd()));
+            let mut s = simplex(&ps[..n]);
+            if s.reduce() {
+                continue;
+            }
+            let v = s.closest();
+            let p = loop {
+                let q = pt(rnd(), rnd(), rnd());
+                if q.w.dot(&v) < v.dot(&v) {
+                    break q;
+                }
+            };
+            let before: heapless::Vec<CsoPoint<f64>, 4> = s.points().iter().copied().chain([p]).collect();
+            s.push(p);
+            grown[s.len()] += 1;
+            let mut general = s;
+            let inside_general = general.reduce();
+            let inside = s.reduce_newest();
+            // The general case examines every region: same answer.
+            assert_eq!(inside, inside_general);
+            assert!((s.closest() - general.closest()).norm() < 1e-12, "{:?} vs {:?}", s.closest(), general.closest());
+            let d = s.closest().norm();
+            let b = brute(&before);
+            if inside {
+                assert!(b < 0.1, "origin inside but brute force {b}");
+                assert!(d < 1e-12);
+            } else {
+                assert!(d <= b + 1e-9 && d >= b - 0.25, "d={d} brute={b}");
+                assert!(d < v.norm(), "no descent: {d} from {}", v.norm());
+            }
+            let wsum: f64 = s.weights().iter().sum();
+            assert!((wsum - 1.0).abs() < 1e-9);
+            assert!(s.weights().iter().all(|&l| l >= -1e-9));
+        }
+        // Every size of grown simplex was exercised.
+        assert!(grown[2..].iter().all(|&g| g > 100), "{grown:?}");
     }
 
     #[test]
