@@ -621,6 +621,16 @@ impl<R: Real> CsoPoint<R> {
     pub fn is_finite(&self) -> bool {
         crate::math::finite_vec(&self.a.coords) && crate::math::finite_vec(&self.b.coords)
     }
+
+    /// [`is_finite`](Self::is_finite) for a point the CSO's support built,
+    /// where `w = a − b` was computed from the two body points: a
+    /// difference is finite only when both operands are (IEEE 754), so
+    /// checking `w` checks `a` and `b` too, at half the tests, and catches
+    /// a difference that overflowed.
+    #[inline(always)]
+    pub(crate) fn support_is_finite(&self) -> bool {
+        crate::math::finite_vec(&self.w)
+    }
 }
 
 /// The configuration-space obstacle `A − B = {a − b}`:

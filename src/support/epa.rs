@@ -874,7 +874,7 @@ where
         t.last_dir = *dir;
     }
     let p = cso.support_point(dir);
-    if !p.is_finite() || !finite_vec(&p.w) {
+    if !p.support_is_finite() {
         return Err(Undetermined::NonFinite);
     }
     t.see(&p);

@@ -389,7 +389,7 @@ where
         }
     }
     let first = cso.support_point(&-dir);
-    if !first.is_finite() {
+    if !first.support_is_finite() {
         return rule.undetermined(Undetermined::NonFinite, Bounds::unknown(), R::ZERO);
     }
     let mut scale = max(max_abs(&first.a.coords), max_abs(&first.b.coords));
@@ -432,7 +432,7 @@ where
         }
         last_dir = d;
         let p = cso.support_point(&-d);
-        if !p.is_finite() {
+        if !p.support_is_finite() {
             exit = Exit::NonFiniteSupport;
             break;
         }

@@ -314,7 +314,7 @@ impl<'s, R: Real, A: SupportMap<R> + ?Sized, B: SupportMap<R> + ?Sized> State<'s
         }
         self.iterations += 1;
         let p = self.cso.support_point(dir);
-        if !p.is_finite() {
+        if !p.support_is_finite() {
             return Err(self.undetermined(Undetermined::NonFinite));
         }
         self.scale = max(self.scale, max(max_abs(&p.a.coords), max_abs(&p.b.coords)));

@@ -361,9 +361,13 @@ const FACES: [[usize; 4]; 4] = [[1, 2, 3, 0], [0, 2, 3, 1], [0, 1, 3, 2], [0, 1,
 
 /// The signed volumes (×6) with the origin in place of each vertex, the
 /// total, and whether the tetrahedron is too flat for their signs to mean
-/// anything (|total| below rounding relative to its longest edge `L`:
-/// `|total| ≤ 64·ε·L³`, the fourth point within rounding of the plane of
-/// the other three). Vertex `i`'s sub-volume has the sign of the total
+/// anything (|total| below rounding relative to its size: `|total| ≤
+/// 64·ε·L³` with `L = 2·max|wᵢ − w₃|`, at least its longest edge and at
+/// most twice it, so that the test needs only the edges at `w₃`; the fourth
+/// point within rounding of the plane of the other three). Treating a
+/// tetrahedron as flat is always safe: the answer is then the best of its
+/// four faces, and an enclosed origin is left to the next iterations
+/// instead of claimed. Vertex `i`'s sub-volume has the sign of the total
 /// exactly when the origin is on vertex `i`'s side of the opposite face.
 ///
 /// All from the edges at `w₃` (the point GJK added last): with
@@ -382,7 +386,7 @@ fn sub_volumes<R: Real>(w: &[CsoPoint<R>; 4]) -> ([R; 4], R, bool) {
     let (f1, f2) = (w1 - w0, w2 - w0);
     let v3 = f1.dot(&f2.cross(&-w0));
     let v = [w3.dot(&c12), w3.dot(&c20), w3.dot(&e0.cross(&e1)), v3];
-    let l2 = [e0, e1, e2, f1, f2, w2 - w1].iter().fold(R::ZERO, |m, e| crate::math::max(m, e.norm_squared()));
+    let l2 = [e0, e1, e2].iter().fold(R::ZERO, |m, e| crate::math::max(m, e.norm_squared())) * R::lit(4.0);
     let flat = !(total * total > l2 * l2 * l2 * R::EPSILON * R::EPSILON * R::lit(4096.0));
     (v, total, flat)
 }
