@@ -147,8 +147,9 @@ trait Workspace<R: Real> {
         B: SupportMap<R> + ?Sized;
 }
 
-/// A [`DefaultEpa`] on the stack, built when EPA runs (zeroing 7.4 KiB
-/// would cost the margin path more than its GJK).
+/// A [`DefaultEpa`] on the stack, built when EPA runs: its 7.4 KiB of
+/// stack are taken only on that path (building it writes no slot, only
+/// its counters).
 struct OnStack;
 
 impl<R: Real> Workspace<R> for OnStack {
