@@ -20,13 +20,13 @@
 //! only linearly. A cold query there takes its first support points along
 //! Nesterov-averaged directions (Montaut et al., "Collision Detection
 //! Accelerated: An Optimization Perspective", RSS 2022) for at most
-//! twelve steps, then plain GJK finishes (in `contact` only once a support
+//! sixteen steps, then plain GJK finishes (in `contact` only once a support
 //! plane has shown the bodies apart: an overlap's simplex goes on to EPA,
 //! and plain GJK's is the better start). The lower bound of each support
 //! plane is taken along its own direction, so the bracket above holds
-//! throughout. On random ellipsoid pairs near contact in f64, the apart
-//! ones: 23.6 → 19.7 iterations at tolerance 1e-6, 35.1 → 30.0 at the
-//! default 1e-9; the overlapping ones 7.40 → 7.32.
+//! throughout. On random ellipsoid pairs within 5 % of contact in f64, the
+//! apart ones: 22.9 → 9.7 iterations at tolerance 1e-6, 34.2 → 14.8 at the
+//! default 1e-9; the overlapping ones 6.7 → 6.5.
 
 use super::closed_form::{self, CoreGap};
 use super::simplex::Simplex;
@@ -407,7 +407,7 @@ where
     // against a box: 43 where plain GJK takes 37 at tolerance 1e-9). Not
     // from a warm start either: it begins near the answer, where momentum
     // only oscillates.
-    let mut momentum = Momentum::new(cold && a.curved() && b.curved(), v);
+    let mut momentum = Momentum::new(cold && a.curved() && b.curved(), dir, v);
 
     // The loop only decides where it stops; the answer is built once, after
     // it, from the state it stopped in (built at each exit, the answer — a
@@ -496,23 +496,30 @@ where
     }
 }
 
-/// Momentum steps at most: the averaging pays in the first iterations,
-/// where plain GJK's linear rate is slow; near the optimum the momentum
-/// oscillates. Measured on pairs of ellipsoids (semi-axes 1, 2/3, 1/3, f64,
-/// cold), iterations mean, plain → 12 steps (→ no limit):
-/// - 500 random poses 1 to 3 apart between centres: 11.2 → 8.5 at
-///   tolerance 1e-6, 16.4 → 13.4 at 1e-9, 21.8 → 18.0 at 1e-12, the most
-///   49 → 50 (→ 66, past the default cap) at 1e-12;
-/// - 400 poses within 5 % of contact, the 210 apart: 23.6 → 19.7 (→ 19.5)
-///   at 1e-6, 35.1 → 30.0 (→ 28.3) at 1e-9, 46.3 → 41.3 (→ 37.1) at 1e-12,
-///   the most 60 → 61; the 190 overlapping 7.40 → 7.32.
-const MOMENTUM_STEPS: u32 = 12;
+/// Momentum steps at most, counted from the first support point: the
+/// averaging pays in the first iterations, where plain GJK's linear rate is
+/// slow; near the optimum the momentum oscillates. Measured on pairs of
+/// ellipsoids (semi-axes 1, 2/3, 1/3, f64, cold), iterations mean, plain →
+/// 16 steps (12 steps; no limit):
+/// - 500 poses within 5 % of contact (the support-family bench's
+///   protocol), the 231 apart: 22.9 → 9.7 at tolerance 1e-6, 34.2 → 14.8
+///   (12: 17.2; no limit: 14.5) at 1e-9, 45.3 → 22.6 (12: 28.1; no limit:
+///   19.8) at 1e-12; the 269 overlapping 6.7 → 6.3–6.5 (no limit: 7.2–7.4,
+///   the most 73);
+/// - 500 random poses 1 to 3 apart between centres: 11.0 → 8.1 at 1e-6,
+///   16.3 → 13.2 at 1e-9, 21.4 → 17.1 at 1e-12, the most 53 → 40 at 1e-12.
+const MOMENTUM_STEPS: u32 = 16;
 
 /// The momentum of [`descend`] on curved bodies: the support direction is
 /// `d ← δ·d + (1 − δ)·y` with `y = δ·v + (1 − δ)·w`, `w` the last support
-/// point and `δ = (k + 1)/(k + 3)` at the `k`-th accelerated step (Montaut
+/// point and `δ = (k + 1)/(k + 3)` at the `k`-th support query (Montaut
 /// et al., "Collision Detection Accelerated: An Optimization Perspective",
-/// RSS 2022, algorithm 2). Every support plane still certifies a lower
+/// RSS 2022, algorithm 2). The count starts at the first support point
+/// (`k = 0`), and `d` at the direction that found it: the first
+/// accelerated step then still leans on that direction. Started from
+/// `k = 0` at the second query with `d = v` (a step late, the first
+/// direction forgotten), the same pairs near contact took twice the
+/// iterations. Every support plane still certifies a lower
 /// bound along its own direction (`d·w / |d|`), so the bounds hold whatever
 /// the direction; the stopping tests that read progress along `v` hand
 /// back to plain GJK instead of stopping.
@@ -525,8 +532,8 @@ struct Momentum<R: Real> {
 
 impl<R: Real> Momentum<R> {
     #[inline(always)]
-    fn new(on: bool, v: Vec3<R>) -> Self {
-        Self { on, steps: 0, d: v, w: v }
+    fn new(on: bool, dir: Vec3<R>, v: Vec3<R>) -> Self {
+        Self { on, steps: 1, d: dir, w: v }
     }
 
     /// The support direction and its length: `v` and `|v|` when off, from
@@ -539,9 +546,11 @@ impl<R: Real> Momentum<R> {
             return (*v, v_len);
         }
         if !apart {
-            // Waiting (see `run_before_epa`), from the current iterate; the
+            // Waiting (see `run_before_epa`): a plain step along `v`, after
+            // which the momentum starts as from a first support point (`d`
+            // the direction that found it, `w` the point, from `seen`); the
             // plain steps meanwhile do not count against the limit.
-            (self.d, self.w, self.steps) = (*v, *v, 0);
+            (self.d, self.steps) = (*v, 1);
             return (*v, v_len);
         }
         let k = R::lit(f64::from(self.steps));
