@@ -15,7 +15,7 @@
 //! [`GjkOutcome::Undetermined`], never a separation. Every loop test is
 //! written so that a NaN stops the loop (`!(x > y)` forms).
 //!
-//! **Momentum on curved pairs.** Between two curved bodies
+//! **Momentum on curved pairs.** Where either body is curved
 //! ([`SupportMap::curved`]: ellipsoids, superquadrics) plain GJK converges
 //! only linearly. A cold query there takes its first support points along
 //! Nesterov-averaged directions (Montaut et al., "Collision Detection
@@ -398,16 +398,17 @@ where
     let mut vv = v.dot(&v);
     let climbs = a.climbs() || b.climbs();
     let mut last_dir = dir;
-    // Momentum (Nesterov, after Montaut et al., RSS 2022) between two curved
-    // bodies, where plain GJK converges only linearly: the support direction
-    // `d` averages the iterates and the last support points instead of
-    // being `v` itself. Off for good at the first step that does not help.
-    // Not with a flat body on either side: there the closest point often
-    // lies on a face of the sum, and momentum cost iterations (an ellipsoid
-    // against a box: 43 where plain GJK takes 37 at tolerance 1e-9). Not
-    // from a warm start either: it begins near the answer, where momentum
-    // only oscillates.
-    let mut momentum = Momentum::new(cold && a.curved() && b.curved(), dir, v);
+    // Momentum (Nesterov, after Montaut et al., RSS 2022) when either body
+    // is curved, where plain GJK converges only linearly: the support
+    // direction `d` averages the iterates and the last support points
+    // instead of being `v` itself. Off for good at the first step that does
+    // not help. Measured near contact (f64, 1e-9, iterations of the pairs
+    // apart, plain → momentum): an ellipsoid against a box 25.6 → 21.7,
+    // against a cylinder 30.3 → 20.6, against a 50-point hull 24.7 → 22.5.
+    // Not between two flat-faced bodies: cylinder–cone 21.5 → 20.5 apart
+    // but 5.4 → 6.6 overlapping, box–box 5.2 → 5.4. Not from a warm start
+    // either: it begins near the answer, where momentum only oscillates.
+    let mut momentum = Momentum::new(cold && (a.curved() || b.curved()), dir, v);
 
     // The loop only decides where it stops; the answer is built once, after
     // it, from the state it stopped in (built at each exit, the answer — a
