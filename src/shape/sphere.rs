@@ -62,6 +62,12 @@ impl<R: Real> SupportMap<R> for Sphere<R> {
     fn curved(&self) -> bool {
         true
     }
+    /// The core is a centre, whatever the radius: known without reading it,
+    /// so the queries on the core compile without the momentum.
+    #[inline]
+    fn core_curved(&self) -> bool {
+        false
+    }
     #[inline]
     fn margin(&self) -> R {
         self.radius

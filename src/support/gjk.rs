@@ -399,7 +399,9 @@ where
     let climbs = a.climbs() || b.climbs();
     let mut last_dir = dir;
     // Momentum (Nesterov, after Montaut et al., RSS 2022) when either body
-    // is curved, where plain GJK converges only linearly: the support
+    // is curved beyond a margin (`core_curved`: an ellipsoid, not a capsule,
+    // whose GJK runs on its segment and on the whole body only where the
+    // segments overlap), where plain GJK converges only linearly: the support
     // direction `d` averages the iterates and the last support points
     // instead of being `v` itself. Off for good at the first step that does
     // not help. Measured near contact (f64, 1e-9, iterations of the pairs
@@ -408,7 +410,7 @@ where
     // Not between two flat-faced bodies: cylinder–cone 21.5 → 20.5 apart
     // but 5.4 → 6.6 overlapping, box–box 5.2 → 5.4. Not from a warm start
     // either: it begins near the answer, where momentum only oscillates.
-    let mut momentum = Momentum::new(cold && (a.curved() || b.curved()), dir, v);
+    let mut momentum = Momentum::new(cold && (a.core_curved() || b.core_curved()), dir, v);
 
     // The loop only decides where it stops; the answer is built once, after
     // it, from the state it stopped in (built at each exit, the answer — a
