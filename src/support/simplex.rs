@@ -225,15 +225,25 @@ fn segment<R: Real>(w: &[CsoPoint<R>; 4], i: usize, j: usize) -> Sub<R> {
     Sub::edge(w, i, j, t)
 }
 
+/// The first test of a triangle's regions, at its vertex `a`: the edges
+/// `ab`, `ac` and `d₁ = −ab·a`, `d₂ = −ac·a`, or `None` when the origin
+/// lies in `a`'s own region (both non-positive).
+#[inline(always)]
+fn from_vertex<R: Real>(a: &Vec3<R>, b: &Vec3<R>, c: &Vec3<R>) -> Option<(Vec3<R>, Vec3<R>, R, R)> {
+    let (ab, ac) = (b - a, c - a);
+    let (d1, d2) = (-ab.dot(a), -ac.dot(a));
+    if d1 <= R::ZERO && d2 <= R::ZERO {
+        None
+    } else {
+        Some((ab, ac, d1, d2))
+    }
+}
+
 fn triangle<R: Real>(w: &[CsoPoint<R>; 4], i: usize, j: usize, k: usize) -> Sub<R> {
     let (a, b, c) = (w[i & 3].w, w[j & 3].w, w[k & 3].w);
-    let ab = b - a;
-    let ac = c - a;
-    let d1 = -ab.dot(&a);
-    let d2 = -ac.dot(&a);
-    if d1 <= R::ZERO && d2 <= R::ZERO {
+    let Some((ab, ac, d1, d2)) = from_vertex(&a, &b, &c) else {
         return Sub::vertex(w, i);
-    }
+    };
     let d3 = -ab.dot(&b);
     let d4 = -ac.dot(&b);
     if d3 >= R::ZERO && d4 <= d3 {
@@ -282,13 +292,9 @@ fn triangle<R: Real>(w: &[CsoPoint<R>; 4], i: usize, j: usize, k: usize) -> Sub<
 /// [`triangle`].
 fn triangle_newest<R: Real>(w: &[CsoPoint<R>; 4], i: usize, j: usize, k: usize) -> Sub<R> {
     let (a, b, c) = (w[k & 3].w, w[i & 3].w, w[j & 3].w);
-    let ab = b - a;
-    let ac = c - a;
-    let d1 = -ab.dot(&a);
-    let d2 = -ac.dot(&a);
-    if d1 <= R::ZERO && d2 <= R::ZERO {
+    let Some((ab, ac, d1, d2)) = from_vertex(&a, &b, &c) else {
         return Sub::vertex(w, k);
-    }
+    };
     let (abab, abac, acac) = (ab.dot(&ab), ab.dot(&ac), ac.dot(&ac));
     // Outside edge `ab` (the weight of `c` not positive), past `a`.
     if abab * d2 - abac * d1 <= R::ZERO && d1 >= R::ZERO {
@@ -489,13 +495,18 @@ mod tests {
         best
     }
 
-    #[test]
-    fn closest_point_matches_brute_force() {
-        let mut seed = 12345u64;
-        let mut rnd = || {
+    /// Uniform in [−1, 3) from a 64-bit LCG (no dependency in the kernel's
+    /// unit tests).
+    fn uniform(mut seed: u64) -> impl FnMut() -> f64 {
+        move || {
             seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             ((seed >> 11) as f64 / (1u64 << 53) as f64) * 4.0 - 1.0
-        };
+        }
+    }
+
+    #[test]
+    fn closest_point_matches_brute_force() {
+        let mut rnd = uniform(12345);
         for n in 2..=4 {
             for _ in 0..200 {
                 let ps: [CsoPoint<f64>; 4] = core::array::from_fn(|_| pt(rnd(), rnd(), rnd()));
@@ -522,11 +533,7 @@ mod tests {
     /// closest point of the grown simplex as brute force does.
     #[test]
     fn newest_point_reduction_matches_brute_force() {
-        let mut seed = 987654321u64;
-        let mut rnd = || {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            ((seed >> 11) as f64 / (1u64 << 53) as f64) * 4.0 - 1.0
-        };
+        let mut rnd = uniform(987654321);
         let mut grown = [0usize; 5];
         for _ in 0..2000 {
             let n = 1 + (grown.iter().sum::<usize>() % 3);
