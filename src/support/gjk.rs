@@ -519,13 +519,13 @@ const MOMENTUM_STEPS: u32 = 16;
 /// et al., "Collision Detection Accelerated: An Optimization Perspective",
 /// RSS 2022, algorithm 2). The count starts at the first support point
 /// (`k = 0`), and `d` at the direction that found it: the first
-/// accelerated step then still leans on that direction. Started from
-/// `k = 0` at the second query with `d = v` (a step late, the first
-/// direction forgotten), the same pairs near contact took twice the
-/// iterations. Every support plane still certifies a lower
-/// bound along its own direction (`d·w / |d|`), so the bounds hold whatever
-/// the direction; the stopping tests that read progress along `v` hand
-/// back to plain GJK instead of stopping.
+/// accelerated step then still leans on that direction. Counted from the
+/// second query with `d = v` instead (a step late, the first direction
+/// dropped), the same pairs near contact take about twice the iterations.
+/// Every support plane still certifies a lower bound along its own
+/// direction (`d·w / |d|`), so the bounds hold whatever the direction; the
+/// stopping tests that read progress along `v` hand back to plain GJK
+/// instead of stopping.
 struct Momentum<R: Real> {
     on: bool,
     steps: u32,
