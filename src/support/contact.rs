@@ -147,9 +147,9 @@ trait Workspace<R: Real> {
         B: SupportMap<R> + ?Sized;
 }
 
-/// A [`DefaultEpa`] on the stack, built when EPA runs: its 7.4 KiB of
-/// stack are taken only on that path (building it writes no slot, only
-/// its counters).
+/// A [`DefaultEpa`] (f32) or [`WideEpa`] (f64) on the stack, built when
+/// EPA runs: its stack (7.4 KiB, 23.3 KiB) is taken only on that path, and
+/// building it writes its lengths only.
 struct OnStack;
 
 impl<R: Real> Workspace<R> for OnStack {

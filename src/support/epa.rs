@@ -182,10 +182,10 @@ struct Edge {
 #[derive(Clone, Debug)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Epa<R: Real, const V: usize, const F: usize> {
-    /// The polytope's vertices. A fixed-capacity vector: building an empty
-    /// workspace writes no slot (an initialised array of `WideEpa<f64>`
-    /// took about 1.1 µs to fill on the dev machine, a fifth of a
-    /// penetrating query on a 50-vertex hull).
+    /// The polytope's vertices. A fixed-capacity vector, as the other three:
+    /// building an empty workspace writes its lengths only (filling arrays
+    /// of `WideEpa<f64>`'s size was about a sixth of a penetration query on
+    /// 50-vertex hulls, x86).
     verts: heapless::Vec<CsoPoint<R>, V, u16>,
     /// Face slots up to the high-water mark (dead ones are reused).
     faces: heapless::Vec<Face<R>, F, u16>,
@@ -564,8 +564,7 @@ impl<R: Real, const V: usize, const F: usize> Epa<R, V, F> {
         if V < 4 || F < 4 {
             return Err(Undetermined::OutOfCapacity);
         }
-        self.verts.clear();
-        self.faces.clear();
+        // Empty: `run` cleared the workspace before starting.
         for p in [p0, p1, p2, p3] {
             self.verts.push(p).map_err(|_| Undetermined::OutOfCapacity)?;
         }
@@ -664,25 +663,22 @@ impl<R: Real, const V: usize, const F: usize> Epa<R, V, F> {
         if self.verts.is_full() {
             return Err(Undetermined::OutOfCapacity);
         }
-        let seen = self.flood(start, &p.w, eps_visible);
-        let result = seen.and_then(|n_seen| self.horizon(n_seen, &p.w).map(|n_edges| (n_seen, n_edges)));
-        let (n_seen, n_edges) = match result {
-            Ok(x) => x,
-            Err(e) => {
-                // Leave no face marked.
-                for f in self.faces.iter_mut() {
-                    f.visible = false;
-                }
-                return Err(e);
+        if let Err(e) = self.flood(start, &p.w, eps_visible).and_then(|()| self.horizon(&p.w)) {
+            // Leave no face marked.
+            for f in self.faces.iter_mut() {
+                f.visible = false;
             }
-        };
+            return Err(e);
+        }
+        // The visible faces (`queue`) and the loop around them (`horizon`).
+        let n_seen = self.queue.len();
 
         // Commit: the new vertex, the removal, the fan.
         let fallback_normal = self.face(start)?.normal;
         // Below `V < u16::MAX` (`INDEX_CHECK`), and not full (checked above).
         let wi = self.verts.len() as u16;
         self.verts.push(p).map_err(|_| BROKEN)?;
-        for q in self.queue.iter().take(n_seen) {
+        for q in self.queue.iter() {
             if let Some(f) = self.faces.get_mut(*q as usize) {
                 f.alive = false;
                 f.visible = false;
@@ -695,7 +691,7 @@ impl<R: Real, const V: usize, const F: usize> Epa<R, V, F> {
         // fresh ones past the high-water mark, then (a full workspace) any
         // other dead slot; `horizon` checked that there are enough.
         let (mut reused, mut cursor) = (0, 0);
-        for e in self.horizon.iter_mut().take(n_edges) {
+        for e in self.horizon.iter_mut() {
             let nf = self.faces.len();
             let slot = if reused < n_seen {
                 reused += 1;
@@ -715,6 +711,7 @@ impl<R: Real, const V: usize, const F: usize> Epa<R, V, F> {
             face.alive = true;
             e.slot = slot as u16;
         }
+        let n_edges = self.horizon.len();
         for j in 0..n_edges {
             let e = *self.horizon.get(j).ok_or(BROKEN)?;
             let next = self.horizon.get((j + 1) % n_edges).ok_or(BROKEN)?.slot;
@@ -739,8 +736,8 @@ impl<R: Real, const V: usize, const F: usize> Epa<R, V, F> {
     }
 
     /// Marks the connected set of faces that `w` sees, from `start`, and
-    /// lists them in `queue`. Returns their count.
-    fn flood(&mut self, start: u16, w: &Vec3<R>, eps_visible: R) -> Result<usize, Undetermined> {
+    /// lists them in `queue`.
+    fn flood(&mut self, start: u16, w: &Vec3<R>, eps_visible: R) -> Result<(), Undetermined> {
         self.faces.get_mut(start as usize).ok_or(BROKEN)?.visible = true;
         self.queue.clear();
         self.queue.push(start).map_err(|_| BROKEN)?;
@@ -763,16 +760,15 @@ impl<R: Real, const V: usize, const F: usize> Epa<R, V, F> {
                 self.queue.push(g).map_err(|_| BROKEN)?;
             }
         }
-        Ok(self.queue.len())
+        Ok(())
     }
 
     /// Collects the boundary of the visible faces into `horizon`, ordered as
     /// one closed loop; checks that the loop is simple, that there is room
-    /// and that every new face `(a, b, w)` has a normal. Returns the number
-    /// of edges.
-    fn horizon(&mut self, n_seen: usize, w: &Vec3<R>) -> Result<usize, Undetermined> {
+    /// and that every new face `(a, b, w)` has a normal.
+    fn horizon(&mut self, w: &Vec3<R>) -> Result<(), Undetermined> {
         self.horizon.clear();
-        for qi in 0..n_seen {
+        for qi in 0..self.queue.len() {
             let f = *self.queue.get(qi).ok_or(BROKEN)?;
             let face = *self.face(f)?;
             for k in 0..3 {
@@ -795,7 +791,7 @@ impl<R: Real, const V: usize, const F: usize> Epa<R, V, F> {
         // Simple: every vertex starts one edge only.
         for i in 0..n {
             let a = self.horizon.get(i).ok_or(BROKEN)?.a;
-            if self.horizon.iter().take(n).skip(i + 1).any(|e| e.a == a) {
+            if self.horizon.iter().skip(i + 1).any(|e| e.a == a) {
                 return Err(Undetermined::Degenerate);
             }
         }
@@ -816,16 +812,16 @@ impl<R: Real, const V: usize, const F: usize> Epa<R, V, F> {
         }
         // Room: dead slots, the visible faces, and the never used ones.
         let nf = self.faces.len();
-        if self.n_dead as usize + n_seen + (F - nf) < n {
+        if self.n_dead as usize + self.queue.len() + (F - nf) < n {
             return Err(Undetermined::OutOfCapacity);
         }
         // Every new face must have a normal.
-        for e in self.horizon.iter().take(n) {
+        for e in self.horizon.iter() {
             if !has_plane(&self.vert(e.a)?.w, &self.vert(e.b)?.w, w) {
                 return Err(Undetermined::Degenerate);
             }
         }
-        Ok(n)
+        Ok(())
     }
 
     /// The converged answer from the closest face.

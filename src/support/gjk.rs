@@ -15,9 +15,9 @@
 //! [`GjkOutcome::Undetermined`], never a separation. Every loop test is
 //! written so that a NaN stops the loop (`!(x > y)` forms).
 //!
-//! **Momentum on curved pairs.** Where either body is curved
-//! ([`SupportMap::curved`]: ellipsoids, superquadrics) plain GJK converges
-//! only linearly. A cold query there takes its first support points along
+//! **Momentum on curved pairs.** Where either body is curved beyond its
+//! margin ([`SupportMap::core_curved`]: ellipsoids, superquadrics; not the
+//! segment of a capsule) plain GJK converges only linearly. A cold query there takes its first support points along
 //! Nesterov-averaged directions (Montaut et al., "Collision Detection
 //! Accelerated: An Optimization Perspective", RSS 2022) for at most
 //! sixteen steps, then plain GJK finishes (in `contact` only once a support

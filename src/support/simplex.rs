@@ -413,8 +413,9 @@ enum Tetrahedron<R: Real> {
 /// barycentric terms (the most negative weight), and the first whose answer
 /// is its own interior ends the search: the origin's projection on the
 /// plane of a face it is beyond is the closest point of the half-space
-/// behind that plane, which holds the whole tetrahedron. On the ellipsoid
-/// workload (near-touching pairs) this halves the faces examined.
+/// behind that plane, which holds the whole tetrahedron. The other faces
+/// are then skipped (on near-touching ellipsoids the origin is beyond two
+/// faces of a tetrahedron on average).
 ///
 /// With `newest` (see [`Simplex::reduce_newest`]) the three faces at `w₃`
 /// are tested by [`triangle_newest`], and the face opposite `w₃` only when
