@@ -5,8 +5,16 @@
 //! replaces `v` by the point of `conv(W ∪ {w})` closest to the origin. Two
 //! numbers bracket the distance `d` at every step (the duality gap):
 //! - `upper = |v|`, since `v` is a point of the CSO;
-//! - `lower = max_k (v_k · w_k) / |v_k|`, since the plane through `w_k` with
-//!   normal `v_k` supports the CSO (GJK paper §3, Lemma 2).
+//! - `lower = max_k (d_k · w_k) / |d_k|` over the support queries, `d_k`
+//!   the direction of the `k`-th (`v` itself, except for the first query and
+//!   momentum steps), since the plane through `w_k` with normal `d_k`
+//!   supports the CSO (GJK paper §3, Lemma 2).
+//!
+//! The first query's plane counts too. From a cold start it runs along the
+//! centres' offset and decides most clear pairs of an intersection or
+//! threshold query without a second support query; from a warm start it
+//! runs along the last query's best plane, which still nearly closes the
+//! gap after a small motion.
 //!
 //! The loop stops when `upper − lower ≤ tolerance · scale`, where `scale` is
 //! the largest support-point coordinate seen on either body: it is the size of
@@ -38,13 +46,21 @@ use crate::shape::{Core, Cso, CsoPoint, Relative, SupportMap, SupportWarmStart};
 /// pair of bodies), and the statistics of the last run.
 ///
 /// A cold cache ([`GjkWarmStart::default`]) starts from the direction between the
-/// bodies' centres. After a query it holds the last search direction and the
-/// last support vertices of both bodies (hill-climbing hints), so the next
-/// query of the same pair after a small motion starts next to the answer.
+/// bodies' centres. After a query it holds the direction of the best support
+/// plane found (the last iterate where none certified a gap) and the last
+/// support vertices of both bodies (hill-climbing hints), so the next query
+/// of the same pair after a small motion starts next to the answer. That
+/// plane's direction is accurate to about `√(2·tolerance·scale / R)` (`R`
+/// the bodies' radius of curvature), the last iterate's only to
+/// `√(2·tolerance·scale / d)` at distance `d`: near contact on curved
+/// bodies the plane is the sharper start, and its first support query
+/// alone bounds the distance to within the tolerance after a small enough
+/// motion.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct GjkWarmStart<R: Real> {
-    /// Last search direction (CSO space); zero when cold.
+    /// Direction of the last query's best support plane (CSO space, from B
+    /// towards A); zero when cold.
     pub direction: Vec3<R>,
     /// Hill-climbing hint for body A.
     pub hint_a: SupportWarmStart,
@@ -393,6 +409,25 @@ where
         return rule.undetermined(Undetermined::NonFinite, Bounds::unknown(), R::ZERO);
     }
     let mut scale = max(max_abs(&first.a.coords), max_abs(&first.b.coords));
+    // The first support plane certifies a lower bound along its own
+    // direction, as every later one does. After a warm start it is the
+    // best of them for a while: the cached direction is the last query's
+    // best support plane, still nearly the normal after a small motion,
+    // where the next directions (the iterates `v`) tilt by the error of the
+    // closest point over the distance. It also decides a pair the cached
+    // plane still separates without a second support query (the separating
+    // axis of the last frame).
+    let mut best_dir = dir;
+    // Only a finite bound: near the largest floats `dir·w` overflows (∞,
+    // or ∞/∞ = NaN), and the loop then answers `NonFinite` at its first
+    // `|v|`, as it did before this plane was counted.
+    let along = dir.dot(&first.w);
+    if along > R::ZERO {
+        let lower = along / norm(&dir);
+        if lower.finite() {
+            bounds.lower = lower;
+        }
+    }
     let mut simplex = Simplex::one(first);
     let mut v = first.w;
     let mut vv = v.dot(&v);
@@ -417,74 +452,89 @@ where
     // simplex and more — was copied out of the loop several times over on
     // the Cortex-M4F).
     let mut exit = Exit::Cap;
-    for it in 1..=budget.max_iterations {
-        cache.iterations = it;
-        let eps = tolerance * scale;
-        bounds.upper = Real::sqrt(vv);
-        if !bounds.upper.finite() {
-            exit = Exit::NonFiniteDistance;
-            break;
-        }
-        if rule.stops_at_upper(bounds, eps) {
-            exit = Exit::Upper;
-            break;
-        }
-        let (d, d_len) = momentum.direction(&v, bounds.upper, !rule.momentum_waits() || bounds.lower > R::ZERO);
-        if climbs {
-            cso.forget_stale_hints(&d, &last_dir);
-        }
-        last_dir = d;
-        let p = cso.support_point(&-d);
-        if !p.support_is_finite() {
-            exit = Exit::NonFiniteSupport;
-            break;
-        }
-        scale = max(scale, max(max_abs(&p.a.coords), max_abs(&p.b.coords)));
-        // Support plane in direction −d: every CSO point x has d·x ≥ d·w.
-        bounds.lower = max(bounds.lower, d.dot(&p.w) / d_len);
-        if rule.stops_at_lower(bounds, rounding(scale)) {
+    'descent: {
+        // The first support plane may decide already (an intersection or a
+        // threshold query that the cached plane still clears).
+        if budget.max_iterations > 0 && rule.stops_at_lower(bounds, rounding(scale)) {
+            cache.iterations = 1;
             exit = Exit::Lower;
-            break;
+            break 'descent;
         }
-        if !(bounds.upper - bounds.lower > tolerance * scale) {
-            exit = Exit::Converged;
-            break;
-        }
-        // No progress along v from the new point (it is already a vertex, or
-        // its support plane along v is within the tolerance of v): plain
-        // GJK has converged; a momentum step only missed, and the next one
-        // looks along v.
-        if simplex.contains(&p.w) || momentum.misses(&v, &p.w, bounds.upper, tolerance * scale) {
-            if momentum.stop() {
-                continue;
+        for it in 1..=budget.max_iterations {
+            cache.iterations = it;
+            let eps = tolerance * scale;
+            bounds.upper = Real::sqrt(vv);
+            if !bounds.upper.finite() {
+                exit = Exit::NonFiniteDistance;
+                break;
             }
-            exit = Exit::Converged;
-            break;
-        }
-        let previous_vv = vv;
-        simplex.push(p);
-        if simplex.reduce_newest() {
-            exit = Exit::Overlap;
-            break;
-        }
-        v = simplex.closest();
-        vv = v.dot(&v);
-        if !(vv < previous_vv) {
-            // Rounding stopped the descent (Theorem 1 says |v| strictly
-            // decreases in exact arithmetic). The new iterate is as valid a
-            // CSO point as the last (a convex combination of support points),
-            // only not shorter beyond rounding: stop with it rather than keep
-            // a copy of the last simplex on every iteration. After a momentum
-            // step the point may just not have helped: look along v next.
-            if momentum.stop() {
-                continue;
+            if rule.stops_at_upper(bounds, eps) {
+                exit = Exit::Upper;
+                break;
             }
-            exit = Exit::Converged;
-            break;
+            let (d, d_len) = momentum.direction(&v, bounds.upper, !rule.momentum_waits() || bounds.lower > R::ZERO);
+            if climbs {
+                cso.forget_stale_hints(&d, &last_dir);
+            }
+            last_dir = d;
+            let p = cso.support_point(&-d);
+            if !p.support_is_finite() {
+                exit = Exit::NonFiniteSupport;
+                break;
+            }
+            scale = max(scale, max(max_abs(&p.a.coords), max_abs(&p.b.coords)));
+            // Support plane in direction −d: every CSO point x has d·x ≥ d·w.
+            let lower = d.dot(&p.w) / d_len;
+            if lower > bounds.lower {
+                (bounds.lower, best_dir) = (lower, d);
+            }
+            if rule.stops_at_lower(bounds, rounding(scale)) {
+                exit = Exit::Lower;
+                break;
+            }
+            if !(bounds.upper - bounds.lower > tolerance * scale) {
+                exit = Exit::Converged;
+                break;
+            }
+            // No progress along v from the new point (it is already a vertex, or
+            // its support plane along v is within the tolerance of v): plain
+            // GJK has converged; a momentum step only missed, and the next one
+            // looks along v.
+            if simplex.contains(&p.w) || momentum.misses(&v, &p.w, bounds.upper, tolerance * scale) {
+                if momentum.stop() {
+                    continue;
+                }
+                exit = Exit::Converged;
+                break;
+            }
+            let previous_vv = vv;
+            simplex.push(p);
+            if simplex.reduce_newest() {
+                exit = Exit::Overlap;
+                break;
+            }
+            v = simplex.closest();
+            vv = v.dot(&v);
+            if !(vv < previous_vv) {
+                // Rounding stopped the descent (Theorem 1 says |v| strictly
+                // decreases in exact arithmetic). The new iterate is as valid a
+                // CSO point as the last (a convex combination of support points),
+                // only not shorter beyond rounding: stop with it rather than keep
+                // a copy of the last simplex on every iteration. After a momentum
+                // step the point may just not have helped: look along v next.
+                if momentum.stop() {
+                    continue;
+                }
+                exit = Exit::Converged;
+                break;
+            }
+            momentum.seen(&p.w);
         }
-        momentum.seen(&p.w);
     }
-    cache.direction = v;
+    // The best support plane's direction where one certified anything: it
+    // is accurate to the square root of the tolerance over the bodies'
+    // curvature, the iterate `v` only to that over the distance.
+    cache.direction = if bounds.lower > R::ZERO { best_dir } else { v };
     cache.hint_a = cso.hint_a;
     cache.hint_b = cso.hint_b;
     let floor = rounding(scale);

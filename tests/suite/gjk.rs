@@ -252,6 +252,89 @@ fn warm_start_gives_the_same_answer_in_fewer_iterations() {
     assert!(warm_iters < cold_iters, "warm {warm_iters} cold {cold_iters}");
 }
 
+/// A warm intersection query whose cached plane still separates the
+/// bodies is decided by its first support query; every answer agrees with
+/// the closed-form distance of axis-aligned boxes, through contact and out.
+#[test]
+fn a_cached_separating_plane_decides_a_warm_intersection_at_once() {
+    let mut rng = rng(31);
+    let (mut clear, mut at_once) = (0, 0);
+    for _ in 0..40 {
+        let h1 = Vector3::new(rng.random_range(0.2..1.5), rng.random_range(0.2..1.5), rng.random_range(0.2..1.5));
+        let h2 = Vector3::new(rng.random_range(0.2..1.5), rng.random_range(0.2..1.5), rng.random_range(0.2..1.5));
+        let side = Vector3::new(rng.random_range(-0.5..0.5), rng.random_range(-0.5..0.5), 0.0);
+        let a = Placed::new(Cuboid::new(h1).unwrap(), Pose::identity());
+        let mut cache = GjkWarmStart::default();
+        // B approaches along x from a gap of 0.6 to an overlap of 0.2, and
+        // back, by 0.01 a frame.
+        for k in 0..160 {
+            let x = h1.x + h2.x + 0.6 - 0.01 * (if k < 80 { k } else { 160 - k }) as f64;
+            let t = Vector3::new(x, side.x, side.y);
+            let b = Placed::new(Cuboid::new(h2).unwrap(), at(t.x, t.y, t.z));
+            let gaps = (t.abs() - h1 - h2).map(|g| g.max(0.0));
+            let overlap = (t.abs() - h1 - h2).max() < 0.0;
+            let truth = if overlap { 0.0 } else { gaps.norm() };
+            match gjk::intersect(&a, &b, &Budget::default(), &mut cache) {
+                GjkOutcome::Separated(s) => {
+                    assert!(truth > 0.0 && s.bounds.lower > 0.0, "frame {k}: separated at distance {truth}");
+                    assert!(s.bounds.lower <= truth + 1e-12 && truth <= s.bounds.upper + 1e-12, "frame {k}");
+                    if truth > 0.05 {
+                        clear += 1;
+                        at_once += usize::from(cache.iterations == 1);
+                    }
+                }
+                GjkOutcome::Penetrating(_) => assert!(truth < 1e-9, "frame {k}: contact at distance {truth}"),
+                other => panic!("frame {k}: {other:?}"),
+            }
+        }
+    }
+    // The plane found last frame misses only where the gap it certified
+    // was below the frame's motion.
+    assert!(at_once * 10 >= clear * 9, "{at_once} of {clear} clear frames decided at once");
+}
+
+/// After small motions the warm start's first support plane (the last
+/// query's best one) nearly closes the gap: a ball moving slowly along the
+/// surface of an ellipsoid, near contact, against Eberly's distance.
+#[test]
+fn warm_distance_on_a_curved_body_converges_in_fewer_iterations_after_small_motions() {
+    let mut rng = rng(32);
+    let e = Vector3::new(1.0, 2.0 / 3.0, 1.0 / 3.0);
+    let a = Placed::new(Ellipsoid::new(e).unwrap(), Pose::identity());
+    let ball = Sphere::new(0.2).unwrap();
+    let (mut cold_iters, mut warm_iters) = (0, 0);
+    for _ in 0..20 {
+        let mut cache = GjkWarmStart::default();
+        let (u, w) = (unit(&mut rng), unit(&mut rng));
+        for k in 0..20 {
+            // Along a great circle of directions, 1e-4 rad a frame (a
+            // control tick's motion); the ball's centre 0.21 to 0.214 out
+            // along the direction's ray, 2e-4 more or less a frame.
+            let dir = (u * (1e-4 * k as f64).cos() + w * (1e-4 * k as f64).sin()).normalize();
+            let on = dir / dir.component_div(&e).norm();
+            let c = on + dir * (0.21 + 0.02 * (0.01 * k as f64).sin());
+            let b = Placed::new(ball, at(c.x, c.y, c.z));
+            let truth = point_ellipsoid_distance(c, e) - 0.2;
+            let mut cold = GjkWarmStart::default();
+            check(&gjk::distance(&a, &b, &Budget::new(128, 1e-6), &mut cold), truth, 2.0, 1e-6, "cold");
+            check(&gjk::distance(&a, &b, &Budget::new(128, 1e-6), &mut cache), truth, 2.0, 1e-6, "warm");
+            if k > 0 {
+                cold_iters += cold.iterations;
+                warm_iters += cache.iterations;
+            }
+        }
+    }
+    // Measured: warm 1.8 iterations a query, cold 9.3; with the last
+    // iterate as the cached direction (accurate only to the square root of
+    // the tolerance over the distance) and no bound from the first plane,
+    // warm took 3.4.
+    assert!(4 * warm_iters < cold_iters, "warm {warm_iters} cold {cold_iters}");
+}
+
+fn unit(rng: &mut impl Rng) -> Vector3<f64> {
+    Vector3::new(rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0)).normalize()
+}
+
 #[test]
 fn f32_matches_closed_forms_within_f32_tolerance() {
     let mut rng = rng(8);

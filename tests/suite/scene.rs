@@ -263,9 +263,12 @@ fn threshold_rejects_nan_and_caps_iterations() {
     let nan = clearance(&a, &b, f32::NAN, &Budget::default(), &mut GjkWarmStart::default());
     assert!(matches!(nan, Threshold::Undetermined { .. }));
     // One GJK iteration with the threshold a hair below the true distance 1
-    // (a cylinder and a box: no closed form): not decidable, not clear.
+    // (a cylinder and a box off its axis: no closed form, and the first
+    // support planes, along the centres' offset and then the first iterate,
+    // are tilted from the normal): not decidable, not clear.
     let c = Placed::new(Cylinder::new(1.0_f32, 1.0).unwrap(), Pose::identity());
-    let capped = clearance(&b, &c, 0.999_999, &Budget::new(1, 1e-4), &mut GjkWarmStart::default());
+    let off = Placed::new(Cuboid::new(Vector3::new(1.0, 1.0, 1.0)).unwrap(), to_f32(&at(3.0, 0.5, 0.0)));
+    let capped = clearance(&off, &c, 0.999_999, &Budget::new(1, 1e-4), &mut GjkWarmStart::default());
     assert_ne!(capped.is_clear(), Some(true));
     // The sphere–box pair is answered in closed form, exactly: clear.
     let exact = clearance(&b, &a, 0.999_9, &Budget::new(1, 1e-4), &mut GjkWarmStart::default());

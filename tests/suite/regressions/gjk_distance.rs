@@ -216,3 +216,21 @@ fn f64_flat_cone_keeps_its_apex_and_a_sphere_inside_is_not_apart() {
         gjk::distance(&a, &b, &Budget::new(208, Budget::<f64>::default().tolerance), &mut GjkWarmStart::default());
     assert!(!matches!(out, GjkOutcome::Separated(_)), "{out:?}");
 }
+
+/// `f64-box-capsule-near-max-floats-first-plane-nan-lower`: a thin box at
+/// z = 1.7e308 and a capsule at x = 1.7e308: the first support plane's
+/// bound overflowed to NaN (see the intersection case in
+/// `gjk_intersect.rs`), and the distance query with no iterations to run
+/// answered `IterationCap` with a NaN lower bound. Truth: the box's z
+/// extent alone (within 1e-6 of 1.7e308, the capsule within 6 of z = 0)
+/// puts the bodies apart by more than 1e308.
+#[test]
+fn f64_box_and_capsule_near_the_largest_floats_keep_ordered_finite_bounds() {
+    let a = Placed::new(Cuboid::new(Vector3::new(2.0, 2.0, 1e-6)).unwrap(), at::<f64>(1.0, 6.0, 1.7e308));
+    let b = Placed::new(Capsule::new(3.0, 3.0).unwrap(), at::<f64>(1.7e308, 3.29, 0.0));
+    for cap in [0, 1, 64] {
+        let budget = Budget::new(cap, Budget::<f64>::default().tolerance);
+        let out = gjk::distance(&a, &b, &budget, &mut GjkWarmStart::default());
+        super::gjk_intersect::beyond_the_largest_float(&format!("distance, cap {cap}"), &out);
+    }
+}

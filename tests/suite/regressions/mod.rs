@@ -13,6 +13,7 @@ mod ellipsoid_method;
 mod ellipsoid_pair;
 mod epa;
 mod gjk_distance;
+mod gjk_intersect;
 mod grid_sampling;
 mod interval_octree;
 mod mpr;
