@@ -162,7 +162,9 @@ where
 }
 
 /// Boolean intersection test: like [`distance`] but stops as soon as a
-/// separating plane is found (`v · w > 0`). A [`GjkOutcome::Separated`]
+/// separating plane is found (`d · w > 0` for a support query's direction
+/// `d` and point `w`; the first query's, along the warm start's direction
+/// or the centres' offset, included). A [`GjkOutcome::Separated`]
 /// answer then carries valid bounds (`lower > 0`) but its `distance` is only
 /// the upper bound reached, not the converged distance (on closed-form pairs,
 /// see [`distance`], it is the distance itself).
