@@ -25,8 +25,8 @@
 //!
 //! **Momentum on curved pairs.** Where either body is curved beyond its
 //! margin ([`SupportMap::core_curved`]: ellipsoids, superquadrics; not the
-//! segment of a capsule) plain GJK converges only linearly. A cold query there takes its first support points along
-//! Nesterov-averaged directions (Montaut et al., "Collision Detection
+//! segment of a capsule) plain GJK converges only linearly. A cold query
+//! there takes its first support points along Nesterov-averaged directions (Montaut et al., "Collision Detection
 //! Accelerated: An Optimization Perspective", RSS 2022) for at most
 //! sixteen steps, then plain GJK finishes (in `contact` only once a support
 //! plane has shown the bodies apart: an overlap's simplex goes on to EPA,
@@ -412,17 +412,14 @@ where
     }
     let mut scale = max(max_abs(&first.a.coords), max_abs(&first.b.coords));
     // The first support plane certifies a lower bound along its own
-    // direction, as every later one does. After a warm start it is the
-    // best of them for a while: the cached direction is the last query's
-    // best support plane, still nearly the normal after a small motion,
+    // direction, as every later one does. After a small motion it is the
+    // best of them for a while: the cached direction is nearly the normal,
     // where the next directions (the iterates `v`) tilt by the error of the
-    // closest point over the distance. It also decides a pair the cached
-    // plane still separates without a second support query (the separating
-    // axis of the last frame).
+    // closest point over the distance; and a plane that still separates
+    // decides a yes/no query without a second support query. Only a finite
+    // bound counts: near the largest floats `dir·w` overflows (∞, or
+    // ∞/∞ = NaN), and the loop then answers `NonFinite` at its first `|v|`.
     let mut best_dir = dir;
-    // Only a finite bound: near the largest floats `dir·w` overflows (∞,
-    // or ∞/∞ = NaN), and the loop then answers `NonFinite` at its first
-    // `|v|`, as it did before this plane was counted.
     let along = dir.dot(&first.w);
     if along > R::ZERO {
         let lower = along / norm(&dir);
@@ -533,9 +530,9 @@ where
             momentum.seen(&p.w);
         }
     }
-    // The best support plane's direction where one certified anything: it
-    // is accurate to the square root of the tolerance over the bodies'
-    // curvature, the iterate `v` only to that over the distance.
+    // The best support plane's direction where one showed a positive lower
+    // bound: it is accurate to the square root of the tolerance over the
+    // bodies' curvature, the iterate `v` only to that over the distance.
     cache.direction = if bounds.lower > R::ZERO { best_dir } else { v };
     cache.hint_a = cso.hint_a;
     cache.hint_b = cso.hint_b;
