@@ -115,7 +115,8 @@ impl<R: Real> Simplex<R> {
     /// (a vertex, two edges and a face of a triangle; three faces of a
     /// tetrahedron). The answer is a convex combination of the points either
     /// way; where the tests find no region with the point (rounding, a flat
-    /// simplex), the general case answers.
+    /// simplex), or answer a point farther than the previous closest point
+    /// (cancellation), the general case answers.
     pub(crate) fn reduce_newest(&mut self) -> bool {
         self.reduce_by(true)
     }
@@ -123,12 +124,33 @@ impl<R: Real> Simplex<R> {
     #[inline(always)]
     fn reduce_by(&mut self, newest: bool) -> bool {
         let w = &self.pts;
+        // The newest point's region tests subtract large, nearly equal
+        // products; on a sliver triangle far from the origin (f32,
+        // coordinates near 3e5) they cancel and can pick an edge whose
+        // closest point is an old vertex, farther than the previous closest
+        // point, which the grown simplex still holds. Such an answer breaks
+        // the tests' own premise: the general tests answer too, and the
+        // shorter of the two is kept (both are points of the simplex).
+        let previous = self.closest.norm_squared();
+        let checked = |s: Sub<R>, general: &dyn Fn() -> Sub<R>| {
+            if s.point.norm_squared() <= previous {
+                s
+            } else {
+                shorter(s, general())
+            }
+        };
         let sub = match self.len {
             1 => Sub::vertex(w, 0),
             2 => segment(w, 0, 1),
-            3 if newest => triangle_newest(w, 0, 1, 2),
+            3 if newest => checked(triangle_newest(w, 0, 1, 2), &|| triangle(w, 0, 1, 2)),
             3 => triangle(w, 0, 1, 2),
             _ => match tetrahedron(w, newest) {
+                Tetrahedron::Outside(s) if newest => checked(s, &|| match tetrahedron(w, false) {
+                    Tetrahedron::Outside(g) => g,
+                    // Enclosed by the general tests' signs but not the
+                    // newest ones': left to the next iteration.
+                    Tetrahedron::Inside(_) => s,
+                }),
                 Tetrahedron::Outside(s) => s,
                 Tetrahedron::Inside(weights) => {
                     // Origin enclosed: weights by signed volumes.
@@ -346,6 +368,15 @@ fn face_weights<R: Real>(a: &Vec3<R>, b: &Vec3<R>, c: &Vec3<R>) -> Option<([R; 3
         Some((l, p))
     } else {
         None
+    }
+}
+
+/// The one of two sub-simplices whose point is nearer the origin (`a` on a tie).
+fn shorter<R: Real>(a: Sub<R>, b: Sub<R>) -> Sub<R> {
+    if b.point.norm_squared() < a.point.norm_squared() {
+        b
+    } else {
+        a
     }
 }
 
@@ -574,6 +605,43 @@ mod tests {
         }
         // Every size of grown simplex was exercised.
         assert!(grown[2..].iter().all(|&g| g > 100), "{grown:?}");
+    }
+
+    /// A sliver triangle far from the origin in f32, as GJK builds it
+    /// between a rounded cone and a needle ellipsoid 3e5 long: the newest
+    /// point's edge tests cancel there. The reduction must not answer a
+    /// point farther than the first edge's closest point (it answered an
+    /// old vertex 76 711 away), and must be the triangle's closest point up
+    /// to f32 rounding at that size. Truth: the same triangle in f64, by
+    /// its plane projection and its three edges.
+    #[test]
+    fn newest_point_reduction_on_a_far_sliver_triangle_in_f32() {
+        let p = |x: f32, y: f32, z: f32| CsoPoint { w: Vec3::new(x, y, z), a: Pt3::new(x, y, z), b: Pt3::origin() };
+        let old = [p(93.23755, -283939.7, -23637.922), p(15.263142, 76448.914, 6336.305)];
+        let newest = p(66.201965, 242775.53, 20302.863);
+        let mut s = Simplex::one(old[0]);
+        s.push(old[1]);
+        assert!(!s.reduce());
+        let edge = s.closest().norm();
+        s.push(newest);
+        assert!(!s.reduce_newest());
+        let d = s.closest().norm();
+
+        let [a, b, c] = [old[0].w, old[1].w, newest.w].map(|w| w.cast::<f64>());
+        let on_segment = |a: Vec3<f64>, b: Vec3<f64>| {
+            let t = (-a.dot(&(b - a)) / (b - a).norm_squared()).clamp(0.0, 1.0);
+            (a + (b - a) * t).norm()
+        };
+        let n = (b - a).cross(&(c - a));
+        let q = n * (n.dot(&a) / n.norm_squared());
+        let inside = [(a, b), (b, c), (c, a)].iter().all(|(u, v)| (v - u).cross(&(q - u)).dot(&n) >= 0.0);
+        let truth =
+            [on_segment(a, b), on_segment(b, c), on_segment(c, a), if inside { q.norm() } else { f64::INFINITY }]
+                .into_iter()
+                .fold(f64::INFINITY, f64::min);
+        let size = 283939.7;
+        assert!(d <= edge, "the grown simplex answered {d}, farther than its edge's {edge}");
+        assert!((f64::from(d) - truth).abs() <= 64.0 * f64::from(f32::EPSILON) * size, "{d} against {truth}");
     }
 
     #[test]

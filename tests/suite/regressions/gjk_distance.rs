@@ -234,3 +234,56 @@ fn f64_box_and_capsule_near_the_largest_floats_keep_ordered_finite_bounds() {
         super::gjk_intersect::beyond_the_largest_float(&format!("distance, cap {cap}"), &out);
     }
 }
+
+/// `f32-affine-needle-ellipsoid-sliver-triangle-longer-iterate`: a rounded
+/// cone beside a needle ellipsoid 5.7e5 long (an ellipsoid under a shear),
+/// f32. GJK's triangles there are slivers along the needle at coordinates
+/// near 3e5, where the newest point's edge tests cancel: one answered an
+/// old vertex 76 711 away as the closest point of a triangle whose edge was
+/// 38.7 away, and GJK answered `Separated` at distance 76 711. Truth: an
+/// explicit pair of points, one in each body by their closed-form
+/// membership tests, 8.85 apart; the answer may exceed that only by the
+/// tolerance and rounding at the pair's size.
+#[test]
+fn f32_cone_beside_a_needle_ellipsoid_answers_within_the_tolerance() {
+    let cone_at = Vector3::new(96.25, 0.0, 22.5078125);
+    let a = Placed::new(
+        Rounded::new(Cone::new(0.25_f32, 3.0).unwrap(), Sphere::new(0.5).unwrap()),
+        pose_f32(&at(cone_at.x, cone_at.y, cone_at.z)),
+    );
+    let semi = Vector3::new(42.16965, 72.79297, 3328.0);
+    let linear = nalgebra::Matrix3::from_columns(&[
+        Vector3::new(2.0, 1.0, 0.25),
+        Vector3::new(0.0, 0.0, 2.0625),
+        Vector3::new(0.0, 85.3359375, 7.109375),
+    ]);
+    let needle_at = Vector3::new(0.0, -60.13671875, 0.0546875);
+    let needle = Affine::new(Ellipsoid::new(semi.cast::<f32>()).unwrap(), linear.cast::<f32>(), Vector3::zeros());
+    let b = Placed::new(needle.unwrap(), pose_f32(&at(needle_at.x, needle_at.y, needle_at.z)));
+
+    // In the rounded cone: 0.4 beside its base rim (radius 3 at z = −0.25).
+    let in_a = cone_at + Vector3::new(-3.4, 0.0, -0.25);
+    // In the ellipsoid: its preimage inside the axis-aligned one.
+    let in_b = Vector3::new(84.0, 0.0, 22.0);
+    let pre = linear.try_inverse().unwrap() * (in_b - needle_at);
+    assert!(pre.component_div(&semi).norm_squared() < 1.0);
+    let apart_at_most = (in_a - in_b).norm();
+    // The pair's size: the ellipsoid's extent along y, |row y of linear·diag(semi)|.
+    let scale = (linear * nalgebra::Matrix3::from_diagonal(&semi)).row(1).norm() + needle_at.y.abs();
+    let budget = Budget::<f32>::default();
+    let slack = (f64::from(budget.tolerance) + 16.0 * f64::from(f32::EPSILON)) * scale;
+    let mut cache = GjkWarmStart::default();
+    for query in ["cold", "warm"] {
+        match gjk::distance(&a, &b, &budget, &mut cache) {
+            GjkOutcome::Separated(s) => {
+                assert!(s.bounds.lower <= s.distance && s.distance == s.bounds.upper, "{query}: {s:?}");
+                assert!(
+                    f64::from(s.distance) <= apart_at_most + slack,
+                    "{query}: {s:?}, truth at most {apart_at_most}"
+                );
+            }
+            GjkOutcome::Penetrating(_) => assert!(apart_at_most <= slack),
+            out => panic!("{query}: {out:?}"),
+        }
+    }
+}
