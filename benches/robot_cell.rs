@@ -39,6 +39,11 @@
 //! early stop above). The `ours f32` column gives our `f32` times beside
 //! them.
 //!
+//! # Trajectories
+//! A second table asks the same pairs once per controller tick along joint
+//! trajectories, each pair keeping its warm start from tick to tick, ours
+//! and coal's, warm and cold (see [`trajectory`]).
+//!
 //! # Timing
 //! [`ROUNDS`] rounds (`ROBOT_CELL_ROUNDS` overrides); every round runs each
 //! case once over each class, in one order, so load that changes during
@@ -54,11 +59,17 @@
 //! # one loop alone, for callgrind (instructions per query = Ir / (reps · pairs)):
 //! ROBOT_CELL_PROFILE=hull-box/hit:20 valgrind --tool=callgrind \
 //!   --toggle-collect='*profile_loop*' target/release/deps/robot_cell-<hash>
+//! # the trajectories, warm (instructions per query = Ir / (reps · 4000 · 51)):
+//! ROBOT_CELL_PROFILE=trajectory/dist:1 valgrind --tool=callgrind ...
 //! ```
 
 #[cfg(feature = "std")]
 #[path = "common/coal_bodies.rs"]
 mod coal_bodies;
+
+#[cfg(feature = "std")]
+#[path = "robot_cell/trajectory.rs"]
+mod trajectory;
 
 #[cfg(feature = "std")]
 mod bench {
@@ -67,6 +78,7 @@ mod bench {
     use std::time::Instant;
 
     use super::coal_bodies::{coal_convex, coal_tf};
+    use super::trajectory;
     use coal_ffi::{Gjk as CoalGjk, Pair as CoalPair, Shape as CoalShape, Transform as CoalTf};
     use nalgebra::{IsometryMatrix3, Point3, Rotation3, Translation3, Vector3};
     use narrowphase::hull::{quickhull, OwnedPolytope};
@@ -103,7 +115,7 @@ mod bench {
     ];
 
     /// Joint limits (radians), iiwa-like: ±170°, ±120°, … ±175°.
-    const LIMITS: [f64; 7] = [2.97, 2.09, 2.97, 2.09, 2.97, 2.09, 3.05];
+    pub(crate) const LIMITS: [f64; 7] = [2.97, 2.09, 2.97, 2.09, 2.97, 2.09, 3.05];
 
     /// The mesh density: `ROBOT_CELL_DETAIL` multiplies every link's circle
     /// segments (default 1: 72 to 140 hull vertices; 5 gives 338 to 688,
@@ -145,7 +157,7 @@ mod bench {
     /// The link frames (world poses) of configuration `q`: joint `i` turns
     /// about z for odd `i`, about y for even `i`, at the far end of the
     /// previous link.
-    fn forward(q: &[f64; 7]) -> [IsometryMatrix3<f64>; 8] {
+    pub(crate) fn forward(q: &[f64; 7]) -> [IsometryMatrix3<f64>; 8] {
         let mut frames = [IsometryMatrix3::identity(); 8];
         let mut t = IsometryMatrix3::identity();
         for i in 1..8 {
@@ -191,12 +203,12 @@ mod bench {
     /// Timings of one case over the rounds (ns per query).
     type Times = Vec<f64>;
 
-    fn median(mut v: Vec<f64>) -> f64 {
+    pub(crate) fn median(mut v: Vec<f64>) -> f64 {
         v.sort_by(f64::total_cmp);
         v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
     }
 
-    fn time_pass(n: usize, f: &mut dyn FnMut() -> usize) -> f64 {
+    pub(crate) fn time_pass(n: usize, f: &mut dyn FnMut() -> usize) -> f64 {
         let t = Instant::now();
         black_box(f());
         t.elapsed().as_nanos() as f64 / n.max(1) as f64
@@ -457,11 +469,20 @@ mod bench {
         // `ROBOT_CELL_PROFILE=class/query:reps` (e.g. `hull-box/hit:200`):
         // only that loop, for callgrind; instructions per query = Ir /
         // (reps · pairs).
+        let bodies = trajectory::Bodies {
+            links: polys64.clone(),
+            table: (table64, table_pose),
+            torso: torso64,
+            forearm: arm64,
+            head: head64,
+        };
+        let ticks = trajectory::ticks(&table_pose);
         if let Ok(spec) = std::env::var("ROBOT_CELL_PROFILE") {
             let (what, reps) = spec.split_once(':').unwrap_or((&spec, "100"));
             let (class, query) = what.split_once('/').unwrap_or((what, "hit"));
             let reps = reps.parse().unwrap_or(100);
             match class {
+                "trajectory" => trajectory::profile(&bodies, &ticks, query, reps),
                 "hull-hull" => hh.profile(query, reps),
                 "hull-box" => hb.profile(query, reps),
                 "hull-capsule" => hc.profile(query, reps),
@@ -508,10 +529,12 @@ mod bench {
             }
             print_row(total);
         }
+
+        trajectory::run(&bodies, &ticks, &mut coal_pairs);
     }
 
     #[inline(never)]
-    fn profile_loop(f: &mut dyn FnMut()) {
+    pub(crate) fn profile_loop(f: &mut dyn FnMut()) {
         f();
     }
 

@@ -50,6 +50,7 @@ struct Pair {
   coal::DistanceRequest warm_request;      // unsigned, GJK warm-started
   coal::CollisionRequest collision_request;
   coal::CollisionRequest margin_request;   // security margin and early stop set per call
+  coal::CollisionRequest warm_margin_request;  // the same, GJK warm-started
   coal::CollisionResult collision_result;  // reused: its contact vector keeps its capacity
 
   Pair(const coal::CollisionGeometry* a, const coal::CollisionGeometry* b,
@@ -60,13 +61,15 @@ struct Pair {
         signed_request(true, true),
         warm_request(true, false),
         collision_request(coal::NO_REQUEST, 1),
-        margin_request(coal::NO_REQUEST, 1) {
+        margin_request(coal::NO_REQUEST, 1),
+        warm_margin_request(coal::NO_REQUEST, 1) {
     for (coal::QueryRequest* r :
          {static_cast<coal::QueryRequest*>(&unsigned_request),
           static_cast<coal::QueryRequest*>(&signed_request),
           static_cast<coal::QueryRequest*>(&warm_request),
           static_cast<coal::QueryRequest*>(&collision_request),
-          static_cast<coal::QueryRequest*>(&margin_request)}) {
+          static_cast<coal::QueryRequest*>(&margin_request),
+          static_cast<coal::QueryRequest*>(&warm_margin_request)}) {
       r->gjk_variant = variant;
     }
     warm_request.gjk_initial_guess = coal::GJKInitialGuess::CachedGuess;
@@ -74,6 +77,10 @@ struct Pair {
     warm_request.cached_support_func_guess = coal::support_func_guess_t::Zero();
     collision_request.enable_contact = false;
     margin_request.enable_contact = false;
+    warm_margin_request.enable_contact = false;
+    warm_margin_request.gjk_initial_guess = coal::GJKInitialGuess::CachedGuess;
+    warm_margin_request.cached_gjk_guess = coal::Vec3s(1, 0, 0);
+    warm_margin_request.cached_support_func_guess = coal::support_func_guess_t::Zero();
   }
 
   EIGEN_MAKE_ALIGNED_OPERATOR_NEW
@@ -197,6 +204,8 @@ void npcoal_pair_reset_warm(void* pair) {
   Pair& p = *static_cast<Pair*>(pair);
   p.warm_request.cached_gjk_guess = coal::Vec3s(1, 0, 0);
   p.warm_request.cached_support_func_guess = coal::support_func_guess_t::Zero();
+  p.warm_margin_request.cached_gjk_guess = coal::Vec3s(1, 0, 0);
+  p.warm_margin_request.cached_support_func_guess = coal::support_func_guess_t::Zero();
 }
 
 // Boolean collision from cold guesses (`enable_contact` false: no EPA;
@@ -229,6 +238,26 @@ int npcoal_collide_margin(void* pair, const double* tf_a, const double* tf_b, do
     req.distance_upper_bound = early ? margin : (std::numeric_limits<coal::CoalScalar>::max)();
     p.collision_result.clear();
     const std::size_t n = p.collision(transform(tf_a), transform(tf_b), req, p.collision_result);
+    return n > 0 ? 1 : 0;
+  } catch (...) {
+    return -1;
+  }
+}
+
+// As `npcoal_collide_margin`, warm-started from this pair's previous
+// `npcoal_collide_warm` (`GJKInitialGuess::CachedGuess` and the support
+// hints, as a controller keeps them per pair from tick to tick).
+int npcoal_collide_warm(void* pair, const double* tf_a, const double* tf_b, double margin, int early) {
+  try {
+    Pair& p = *static_cast<Pair*>(pair);
+    coal::CollisionRequest& req = p.warm_margin_request;
+    req.security_margin = margin;
+    req.distance_upper_bound = early ? margin : (std::numeric_limits<coal::CoalScalar>::max)();
+    p.collision_result.clear();
+    const std::size_t n = p.collision(transform(tf_a), transform(tf_b), req, p.collision_result);
+    const coal::GJKSolver& solver = p.collision.gjk_solver();
+    req.cached_gjk_guess = solver.cached_guess;
+    req.cached_support_func_guess = solver.support_func_cached_guess;
     return n > 0 ? 1 : 0;
   } catch (...) {
     return -1;

@@ -9,7 +9,7 @@
 //!
 //! Queries go through coal's per-pair functors `coal::ComputeDistance` and
 //! `coal::ComputeCollision`, as pinocchio calls them (one functor per shape
-//! pair, kept between queries). A [`Pair`] holds both and four requests:
+//! pair, kept between queries). A [`Pair`] holds both and its requests:
 //! - [`Pair::distance`]: `DistanceRequest` with `enable_signed_distance =
 //!   false` (GJK only; overlapping shapes answer 0 or less than GJK's
 //!   tolerance);
@@ -20,7 +20,9 @@
 //!   (GJK stops at the first proof either way; no EPA);
 //! - [`Pair::distance_warm`]: as `distance`, warm-started from the pair's
 //!   previous warm query (`GJKInitialGuess::CachedGuess` and the support-vertex
-//!   hints).
+//!   hints);
+//! - [`Pair::collide_within_warm`]: as `collide_within`, warm-started the
+//!   same way from the pair's previous warm collision query.
 //!
 //! The cold queries reset the functor's cached GJK direction and support
 //! hints first, so every query starts where a fresh solver (`coal::distance`)
@@ -96,6 +98,13 @@ mod sys {
             margin: f64,
             early: c_int,
         ) -> c_int;
+        pub fn npcoal_collide_warm(
+            pair: *mut c_void,
+            tf_a: *const f64,
+            tf_b: *const f64,
+            margin: f64,
+            early: c_int,
+        ) -> c_int;
         pub fn npcoal_last_iterations(pair: *const c_void, gjk: *mut u64, epa: *mut u64);
     }
 }
@@ -150,6 +159,9 @@ mod sys {
     }
     pub unsafe fn npcoal_pair_reset_warm(_: *mut c_void) {}
     pub unsafe fn npcoal_collide(_: *mut c_void, _: *const f64, _: *const f64) -> c_int {
+        -1
+    }
+    pub unsafe fn npcoal_collide_warm(_: *mut c_void, _: *const f64, _: *const f64, _: f64, _: c_int) -> c_int {
         -1
     }
     pub unsafe fn npcoal_collide_margin(_: *mut c_void, _: *const f64, _: *const f64, _: f64, _: c_int) -> c_int {
@@ -371,8 +383,8 @@ impl<'a> Pair<'a> {
         self.query(ta, tb, 2).map(|d| d.distance)
     }
 
-    /// Forget the warm start: the next [`distance_warm`](Self::distance_warm)
-    /// starts cold.
+    /// Forget the warm starts: the next [`distance_warm`](Self::distance_warm)
+    /// and [`collide_within_warm`](Self::collide_within_warm) start cold.
     pub fn reset_warm(&mut self) {
         // SAFETY: a live pair.
         unsafe { sys::npcoal_pair_reset_warm(self.ptr.as_ptr()) }
@@ -400,6 +412,22 @@ impl<'a> Pair<'a> {
         // SAFETY: a live pair and 12-double transforms.
         let rc = unsafe {
             sys::npcoal_collide_margin(self.ptr.as_ptr(), ta.as_ptr(), tb.as_ptr(), margin, c_int::from(early))
+        };
+        match rc {
+            0 => Some(false),
+            1 => Some(true),
+            _ => None,
+        }
+    }
+
+    /// As [`collide_within`](Self::collide_within), warm-started from this
+    /// pair's previous `collide_within_warm` (its GJK direction and support
+    /// hints; [`reset_warm`](Self::reset_warm) forgets them).
+    #[inline]
+    pub fn collide_within_warm(&mut self, ta: &Transform, tb: &Transform, margin: f64, early: bool) -> Option<bool> {
+        // SAFETY: a live pair and 12-double transforms.
+        let rc = unsafe {
+            sys::npcoal_collide_warm(self.ptr.as_ptr(), ta.as_ptr(), tb.as_ptr(), margin, c_int::from(early))
         };
         match rc {
             0 => Some(false),
