@@ -233,6 +233,38 @@ fn ours_pass(bodies: &Bodies<'_>, ticks: &[Tick], q: Query, warm: bool, iteratio
     yes
 }
 
+/// coal's answers to `q` over every tick, in [`coal_pairs_in_order`]'s
+/// order, warm (each pair's guesses kept, reset at each trajectory's start)
+/// or cold, each handed to `f`.
+fn coal_each(
+    coal: &mut [CoalPair<'_>],
+    order: &[(usize, usize, usize)],
+    ticks: &[Tick],
+    q: Query,
+    warm: bool,
+    mut f: impl FnMut(Option<bool>),
+) {
+    for (i, tick) in ticks.iter().enumerate() {
+        for &(p, ia, ib) in order {
+            let Some(cp) = coal.get_mut(p) else { continue };
+            if i % TICKS == 0 {
+                cp.reset_warm();
+            }
+            let (ta, tb) = (&tick.coal[ia], &tick.coal[ib]);
+            // coal's GJK distance of overlapping shapes is 0 or within its
+            // tolerance (1e-6).
+            f(match (q, warm) {
+                (Query::Hit, true) => cp.collide_within_warm(ta, tb, 0.0, true),
+                (Query::Hit, false) => cp.collide_within(ta, tb, 0.0, true),
+                (Query::Near, true) => cp.collide_within_warm(ta, tb, MARGIN, true),
+                (Query::Near, false) => cp.collide_within(ta, tb, MARGIN, true),
+                (Query::Dist, true) => cp.distance_warm(ta, tb).map(|d| d <= 1e-6),
+                (Query::Dist, false) => cp.distance(ta, tb).map(|d| d <= 1e-6),
+            });
+        }
+    }
+}
+
 /// One pass of coal's `q` over every tick, warm or cold.
 fn coal_pass(
     coal: &mut [CoalPair<'_>],
@@ -242,24 +274,7 @@ fn coal_pass(
     warm: bool,
 ) -> usize {
     let mut yes = 0;
-    for (i, tick) in ticks.iter().enumerate() {
-        for &(p, ia, ib) in order {
-            let cp = &mut coal[p];
-            if i % TICKS == 0 {
-                cp.reset_warm();
-            }
-            let (ta, tb) = (&tick.coal[ia], &tick.coal[ib]);
-            let answer = match (q, warm) {
-                (Query::Hit, true) => cp.collide_within_warm(ta, tb, 0.0, true),
-                (Query::Hit, false) => cp.collide_within(ta, tb, 0.0, true),
-                (Query::Near, true) => cp.collide_within_warm(ta, tb, MARGIN, true),
-                (Query::Near, false) => cp.collide_within(ta, tb, MARGIN, true),
-                (Query::Dist, true) => cp.distance_warm(ta, tb).map(|d| d <= 0.0),
-                (Query::Dist, false) => cp.distance(ta, tb).map(|d| d <= 0.0),
-            };
-            yes += usize::from(black_box(answer) == Some(true));
-        }
-    }
+    coal_each(coal, order, ticks, q, warm, |answer| yes += usize::from(black_box(answer) == Some(true)));
     yes
 }
 
@@ -307,28 +322,14 @@ fn check(bodies: &Bodies<'_>, ticks: &[Tick], coal: &mut [CoalPair<'_>], order: 
         }
         let mut it_cold = 0;
         ours_pass(bodies, ticks, q, false, &mut it_cold);
-        if !coal.is_empty() {
-            let mut k = 0;
-            for (i, tick) in ticks.iter().enumerate() {
-                for &(p, ia, ib) in order {
-                    let cp = &mut coal[p];
-                    if i % TICKS == 0 {
-                        cp.reset_warm();
-                    }
-                    let (ta, tb) = (&tick.coal[ia], &tick.coal[ib]);
-                    let theirs = match q {
-                        Query::Hit => cp.collide_within_warm(ta, tb, 0.0, true),
-                        Query::Near => cp.collide_within_warm(ta, tb, MARGIN, true),
-                        Query::Dist => cp.distance_warm(ta, tb).map(|d| d <= 1e-6),
-                    };
-                    let ours = answers.get(k).copied().flatten();
-                    if theirs.is_some() && ours.is_some() && theirs != ours {
-                        coal_differs += 1;
-                    }
-                    k += 1;
-                }
+        let mut k = 0;
+        coal_each(coal, order, ticks, q, true, |theirs| {
+            let ours = answers.get(k).copied().flatten();
+            if theirs.is_some() && ours.is_some() && theirs != ours {
+                coal_differs += 1;
             }
-        }
+            k += 1;
+        });
         println!(
             "{:<5} warm: {wrong} wrong, {undecided} undecided against our exact distance; coal's warm answer differs on \
              {coal_differs}; GJK iterations a query warm {:.2}, cold {:.2}",

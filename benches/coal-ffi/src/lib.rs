@@ -318,6 +318,16 @@ pub struct Distance {
     pub p2: [f64; 3],
 }
 
+/// A collision query's status as its answer: 1 colliding, 0 apart, `None`
+/// for an exception (or no coal).
+fn answer(rc: c_int) -> Option<bool> {
+    match rc {
+        0 => Some(false),
+        1 => Some(true),
+        _ => None,
+    }
+}
+
 /// The functors and requests of one shape pair (see the crate docs).
 #[derive(Debug)]
 pub struct Pair<'a> {
@@ -396,11 +406,7 @@ impl<'a> Pair<'a> {
     #[inline]
     pub fn collide(&mut self, ta: &Transform, tb: &Transform) -> Option<bool> {
         // SAFETY: a live pair and 12-double transforms.
-        match unsafe { sys::npcoal_collide(self.ptr.as_ptr(), ta.as_ptr(), tb.as_ptr()) } {
-            0 => Some(false),
-            1 => Some(true),
-            _ => None,
-        }
+        answer(unsafe { sys::npcoal_collide(self.ptr.as_ptr(), ta.as_ptr(), tb.as_ptr()) })
     }
 
     /// Whether the shapes are closer than `margin` (`security_margin`, cold
@@ -413,11 +419,7 @@ impl<'a> Pair<'a> {
         let rc = unsafe {
             sys::npcoal_collide_margin(self.ptr.as_ptr(), ta.as_ptr(), tb.as_ptr(), margin, c_int::from(early))
         };
-        match rc {
-            0 => Some(false),
-            1 => Some(true),
-            _ => None,
-        }
+        answer(rc)
     }
 
     /// As [`collide_within`](Self::collide_within), warm-started from this
@@ -429,11 +431,7 @@ impl<'a> Pair<'a> {
         let rc = unsafe {
             sys::npcoal_collide_warm(self.ptr.as_ptr(), ta.as_ptr(), tb.as_ptr(), margin, c_int::from(early))
         };
-        match rc {
-            0 => Some(false),
-            1 => Some(true),
-            _ => None,
-        }
+        answer(rc)
     }
 
     /// GJK and EPA iterations of the last distance query (EPA 0 when it did
