@@ -49,15 +49,18 @@ pub(crate) fn core_gap<R: Real>(a: &CorePrimitive<R>, b: &CorePrimitive<R>, tole
         return None;
     }
     let distance = Real::sqrt(squared);
-    let inv = R::ONE / distance;
-    let lower = min(gap * inv, distance);
     // The points found lie in the primitives: their coordinates are within
     // the primitives' extents.
     let scale = max(extent(a), extent(b));
     let floor = R::lit(16.0) * R::EPSILON * scale;
-    if !(lower > floor) || distance - lower > max(tolerance * scale, floor) {
+    // The tests on the lower bound `min(gap, |d|²) / |d|`, times `|d|`: they
+    // need not wait for the division, which only the answer reads.
+    let scaled = min(gap, squared);
+    if !(scaled > floor * distance) || squared - scaled > max(tolerance * scale, floor) * distance {
         return None;
     }
+    let inv = R::ONE / distance;
+    let lower = min(gap * inv, distance);
     Some(CoreGap {
         distance,
         bounds: Bounds { lower, upper: distance },
