@@ -262,15 +262,8 @@ fn segments<R: Real>(p0: &Vec3<R>, p1: &Vec3<R>, q0: &Vec3<R>, q1: &Vec3<R>) -> 
     let r = p0 - q0;
     let (uu, ww, uw) = (u.dot(&u), w.dot(&w), u.dot(&w));
     let (ur, wr) = (u.dot(&r), w.dot(&r));
-    let clamp = |x: R| {
-        if x > R::ONE {
-            R::ONE
-        } else if x > R::ZERO {
-            x
-        } else {
-            R::ZERO
-        }
-    };
+    // NaN goes to 0 (`min` keeps its NaN first argument, `max` then 0).
+    let clamp = |x: R| max(R::ZERO, min(x, R::ONE));
     // The three divisions are independent of each other: taken first, as
     // reciprocals, they overlap in the divider instead of queueing along
     // the chain s₀ → t → s. Any s, t in [0, 1] give points of the

@@ -331,6 +331,46 @@ fn warm_distance_on_a_curved_body_converges_in_fewer_iterations_after_small_moti
     assert!(4 * warm_iters < cold_iters, "warm {warm_iters} cold {cold_iters}");
 }
 
+/// After large motions the cached plane is poor; a warm start on a curved
+/// body then starts again as a cold one does and costs at most the one
+/// support query that found the plane poor: a ball moving 0.01 rad a frame
+/// over an ellipsoid, its gap swinging by a tenth of its radius a frame,
+/// against Eberly's distance.
+#[test]
+fn warm_distance_on_a_curved_body_after_large_motions_costs_no_more_than_cold() {
+    let mut rng = rng(33);
+    let e = Vector3::new(1.0, 2.0 / 3.0, 1.0 / 3.0);
+    let a = Placed::new(Ellipsoid::new(e).unwrap(), Pose::identity());
+    let ball = Sphere::new(0.2).unwrap();
+    let budget = Budget::new(128, 1e-9);
+    let (mut cold_iters, mut warm_iters, mut frames) = (0, 0, 0);
+    for _ in 0..20 {
+        let mut cache = GjkWarmStart::default();
+        let (u, w) = (unit(&mut rng), unit(&mut rng));
+        let phase = rng.random_range(0.0..6.0);
+        for k in 0..20 {
+            let t = 0.01 * k as f64;
+            let dir = (u * t.cos() + w * t.sin()).normalize();
+            let on = dir / dir.component_div(&e).norm();
+            let c = on + dir * (0.2 + 0.02 * (1.0 + (phase + 0.3 * k as f64).sin()));
+            let b = Placed::new(ball, at(c.x, c.y, c.z));
+            let truth = point_ellipsoid_distance(c, e) - 0.2;
+            let mut cold = GjkWarmStart::default();
+            check(&gjk::distance(&a, &b, &budget, &mut cold), truth, 2.0, 1e-9, "cold");
+            check(&gjk::distance(&a, &b, &budget, &mut cache), truth, 2.0, 1e-9, "warm");
+            if k > 0 {
+                cold_iters += cold.iterations;
+                warm_iters += cache.iterations;
+                frames += 1;
+            }
+        }
+    }
+    // Measured: warm 14.8 iterations a query (plus the support query that
+    // found the plane poor, where it was), cold 14.7; without the restart
+    // warm took 16.5.
+    assert!(warm_iters <= cold_iters + frames, "warm {warm_iters} cold {cold_iters} over {frames} frames");
+}
+
 fn unit(rng: &mut impl Rng) -> Vector3<f64> {
     Vector3::new(rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0)).normalize()
 }
