@@ -57,10 +57,10 @@ use crate::shape::{Core, Cso, CsoPoint, Relative, SupportMap, SupportWarmStart};
 /// `√(2·tolerance·scale / d)` at distance `d`: near contact on curved
 /// bodies the plane is the sharper start, and its first support query
 /// alone bounds the distance to within the tolerance after a small enough
-/// motion. After a large one, where that plane's gap exceeds `√tolerance`
-/// of the first support point's length, a pair with a curved body starts
-/// again as a cold query (the cached plane's bound kept), for one support
-/// query more.
+/// motion. After a large one, where that plane still certifies a gap but
+/// falls short of the first support point's length by more than
+/// `√tolerance` of it, a pair with a curved body starts again as a cold
+/// query (the cached plane's bound kept), for one support query more.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct GjkWarmStart<R: Real> {
@@ -433,9 +433,10 @@ where
         }
     }
     let curved = a.core_curved() || b.core_curved();
-    // A warm start on curved bodies whose first plane is poor (its gap to
-    // the first point above `√tolerance` of that point's length: the
-    // bodies turned too far since the cached plane) starts again from the
+    // A warm start on curved bodies whose first plane certifies a poor gap
+    // (its gap to the first point above `√tolerance` of that point's
+    // length: the bodies turned too far since the cached plane, see
+    // `cold_restart`) starts again from the
     // centres' offset, with momentum, as a cold query does, keeping the
     // first plane's bound. From the poor plane, plain GJK needed more
     // iterations than a cold query (ellipsoids within 5 % of contact, 0.6°
@@ -535,7 +536,7 @@ where
             }
             let previous_vv = vv;
             simplex.push(p);
-            if simplex.reduce_newest() {
+            if simplex.reduce_newest(previous_vv) {
                 exit = Exit::Overlap;
                 break;
             }
@@ -576,11 +577,14 @@ where
 }
 
 /// For [`descend`]'s warm start on curved bodies: when the first support
-/// plane is poor (its gap `|w₀| − lower` above `√tolerance · |w₀|`), the
-/// centres' offset and the cold start's first support point along it;
-/// `None` where the plane is good, the centres coincide, or the point is
-/// not finite (the warm start then goes on as it was). Out of line: most
-/// queries never restart.
+/// plane certifies a gap but a poor one (`0 < lower` and `|w₀| − lower`
+/// above `√tolerance · |w₀|`), the centres' offset and the cold start's
+/// first support point along it; `None` where the plane is good, where it
+/// certifies nothing (overlapping bodies: `contact`'s cached direction
+/// after a penetration, `−normal`, found the overlap again in 3.3–3.9
+/// iterations where a restart took 7–9), where the centres coincide, or
+/// where the point is not finite (the warm start then goes on as it was).
+/// Out of line: most queries never restart.
 #[inline(never)]
 fn cold_restart<R, A, B>(
     cso: &mut Cso<'_, A, B>,
@@ -594,7 +598,7 @@ where
     B: SupportMap<R> + ?Sized,
 {
     let up = norm(w0);
-    if !(up - lower > Real::sqrt(tolerance) * up) {
+    if !(lower > R::ZERO && up - lower > Real::sqrt(tolerance) * up) {
         return None;
     }
     let centres = cso.center();

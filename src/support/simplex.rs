@@ -104,7 +104,7 @@ impl<R: Real> Simplex<R> {
     /// very close to a large face, where `Σ λᵢ wᵢ` loses the direction to
     /// cancellation (that matters: GJK's lower bound uses the direction).
     pub fn reduce(&mut self) -> bool {
-        self.reduce_by(false)
+        self.reduce_by(false, R::INFINITY)
     }
 
     /// [`reduce`](Self::reduce) when the point pushed last is known to
@@ -116,13 +116,14 @@ impl<R: Real> Simplex<R> {
     /// tetrahedron). The answer is a convex combination of the points either
     /// way; where the tests find no region with the point (rounding, a flat
     /// simplex), or answer a point farther than the previous closest point
-    /// (cancellation), the general case answers.
-    pub(crate) fn reduce_newest(&mut self) -> bool {
-        self.reduce_by(true)
+    /// (cancellation; `previous` is its squared length, which GJK has at
+    /// hand), the general case answers.
+    pub(crate) fn reduce_newest(&mut self, previous: R) -> bool {
+        self.reduce_by(true, previous)
     }
 
     #[inline(always)]
-    fn reduce_by(&mut self, newest: bool) -> bool {
+    fn reduce_by(&mut self, newest: bool, previous: R) -> bool {
         let w = &self.pts;
         // The newest point's region tests subtract large, nearly equal
         // products; on a sliver triangle far from the origin (f32,
@@ -131,7 +132,6 @@ impl<R: Real> Simplex<R> {
         // point, which the grown simplex still holds. Such an answer breaks
         // the tests' own premise: the general tests answer too, and the
         // shorter of the two is kept (both are points of the simplex).
-        let previous = self.closest.norm_squared();
         let checked = |s: Sub<R>, general: &dyn Fn() -> Sub<R>| {
             if s.point.norm_squared() <= previous {
                 s
@@ -586,7 +586,7 @@ mod tests {
             grown[s.len()] += 1;
             let mut general = s;
             let inside_general = general.reduce();
-            let inside = s.reduce_newest();
+            let inside = s.reduce_newest(v.dot(&v));
             // The general case examines every region: same answer.
             assert_eq!(inside, inside_general);
             assert!((s.closest() - general.closest()).norm() < 1e-12, "{:?} vs {:?}", s.closest(), general.closest());
@@ -623,8 +623,9 @@ mod tests {
         s.push(old[1]);
         assert!(!s.reduce());
         let edge = s.closest().norm();
+        let previous = s.closest().norm_squared();
         s.push(newest);
-        assert!(!s.reduce_newest());
+        assert!(!s.reduce_newest(previous));
         let d = s.closest().norm();
 
         let [a, b, c] = [old[0].w, old[1].w, newest.w].map(|w| w.cast::<f64>());
