@@ -968,16 +968,22 @@ fn enclosing<R: Real>(cores: &Separation<R>, ma: R, mb: R, to_world: &Vec3<R>) -
         let (pa, pb) = (core.point_a.coords + u * ma, core.point_b.coords - u * mb);
         CsoPoint { w: pa - pb, a: Pt3::from(pa + to_world), b: Pt3::from(pb + to_world) }
     };
-    let pts = [point(n), point(t), point(s * root - t * half), point(-(s * root) - t * half)];
+    let (across, back) = (s * root, t * -half);
     let (d, m) = (cores.distance, ma + mb);
     if d < m {
         // The origin lies on the axis at height d above the base, whose
         // centroid is on the axis (the three u sum to zero), and the apex
         // m above it: weight d/m on the apex, the rest shared by the base.
+        // The points are built in the answer itself: a copy of the four
+        // was an eighth of this function's instructions.
         let top = d / m;
         let side = (R::ONE - top) * R::lit(1.0 / 3.0);
-        return Simplex::around_origin(pts, [top, side, side, side]);
+        return Simplex::around_origin(
+            [point(n), point(t), point(back + across), point(back - across)],
+            [top, side, side, side],
+        );
     }
+    let pts = [point(n), point(t), point(back + across), point(back - across)];
     // Touching from outside within the tolerance: the closest point of the
     // tetrahedron to the origin, and its weights.
     let mut simplex = Simplex::one(pts[0]);

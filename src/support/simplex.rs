@@ -31,6 +31,7 @@ impl<R: Real> Simplex<R> {
 
     /// The tetrahedron `pts` around the origin, `bary` the origin's
     /// barycentric weights in it (known to the caller in closed form).
+    #[inline(always)]
     pub(crate) fn around_origin(pts: [CsoPoint<R>; 4], bary: [R; 4]) -> Self {
         Self { pts, bary, closest: Vec3::zeros(), len: 4 }
     }
