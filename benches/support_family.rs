@@ -69,8 +69,13 @@
 //! # only some workloads:
 //! SUPPORT_FAMILY_ONLY=poly50,box cargo bench --features std --bench support_family
 //! # interleaved timing (every case of a group once per round, R rounds,
-//! # medians): robust ratios on a loaded machine, ~1 min for everything
-//! SUPPORT_FAMILY_MODE=paired:51 cargo bench --features std --bench support_family
+//! # medians; a round is one pass over the poses, well under a millisecond
+//! # a case, so it takes hundreds of rounds to steady the medians): robust
+//! # ratios on a loaded machine, ~2 min for everything at the default 301.
+//! # Ratios still move by a few percent from one process to the next (code
+//! # and data placement, the machine's load): the documented figures are the
+//! # medians of three runs.
+//! SUPPORT_FAMILY_MODE=paired taskset -c 1 cargo bench --features std --bench support_family
 //! # one case alone, for callgrind (instructions per query = Ir / (REPS · poses)):
 //! SUPPORT_FAMILY_ONLY=poly50 SUPPORT_FAMILY_MODE=profile:poly50_dist/ours_f32_cold:4 \
 //!   valgrind --tool=callgrind --toggle-collect='*profile_loop*' target/release/deps/support_family-<hash>
@@ -1225,7 +1230,7 @@ enum Mode {
 fn mode() -> Mode {
     let v = std::env::var("SUPPORT_FAMILY_MODE").unwrap_or_default();
     if let Some(r) = v.strip_prefix("paired") {
-        Mode::Paired(r.trim_start_matches(':').parse().unwrap_or(21))
+        Mode::Paired(r.trim_start_matches(':').parse().unwrap_or(301))
     } else if let Some(p) = v.strip_prefix("profile:") {
         let (name, reps) = match p.rsplit_once(':') {
             Some((n, r)) if r.parse::<usize>().is_ok() => (n.to_string(), r.parse().unwrap_or(10)),
