@@ -56,7 +56,9 @@
 //!   and support hints carried along each trajectory) against `ours_f64_warm`;
 //! - `hit`: `collide` with `enable_contact = false` and `distance_upper_bound
 //!   = 0` (GJK stops at its first separating plane; coal's default request
-//!   runs GJK to the distance), against `ours_gjk_f64`;
+//!   runs GJK to the distance), against `ours_gjk_f64` and `ours_below_f64`
+//!   (`gjk::distance_below` at 0: the same yes/no, answered with bounds
+//!   instead of the simplex EPA starts from);
 //! - `pen`: `enable_signed_distance = true` (GJK + EPA), against
 //!   `ours_epa_f64_tol1e-6` (`contact` at coal's tolerance) and `ours_epa_f64`.
 //!
@@ -541,7 +543,7 @@ fn report_checks<SA32, SB32, SA64, SB64>(
         format!("{wrong}/{near}/{none}")
     };
     println!(
-        "   hit: wrong/near-contact/undetermined vs construction: ours_gjk {} ours_mpr {} ours_gjk64 {} ours_mpr64 {} parry {} ccd_gjk {} ccd_mpr {}",
+        "   hit: wrong/near-contact/undetermined vs construction: ours_gjk {} ours_mpr {} ours_gjk64 {} ours_below64 {} ours_mpr64 {} parry {} ccd_gjk {} ccd_mpr {}",
         count(&|i| {
             let (a, b) = &poses.ours32[i];
             gjk::intersect(a, b, &budget32, &mut GjkWarmStart::default()).is_penetrating()
@@ -553,6 +555,10 @@ fn report_checks<SA32, SB32, SA64, SB64>(
         count(&|i| {
             let (a, b) = &poses.ours64[i];
             gjk::intersect(a, b, &budget_vs_ccd(), &mut GjkWarmStart::default()).is_penetrating()
+        }),
+        count(&|i| {
+            let (a, b) = &poses.ours64[i];
+            gjk::distance_below(a, b, 0.0, &budget_vs_ccd(), &mut GjkWarmStart::default()).is_clear().map(|c| !c)
         }),
         count(&|i| {
             let (a, b) = &poses.ours64[i];
@@ -1062,6 +1068,19 @@ where
         Box::new(move || {
             for (a, b) in &poses.ours64 {
                 consume(gjk::intersect(black_box(a), black_box(b), &b64, &mut GjkWarmStart::default()));
+            }
+        }),
+    );
+    // The threshold query at 0: the same yes/no without an answer for EPA
+    // to start from (on overlapping sphere-swept pairs `gjk::intersect`
+    // builds four CSO points for it).
+    add(
+        "hit",
+        "ours_below_f64",
+        n,
+        Box::new(move || {
+            for (a, b) in &poses.ours64 {
+                consume(gjk::distance_below(black_box(a), black_box(b), 0.0, &b64, &mut GjkWarmStart::default()));
             }
         }),
     );

@@ -174,6 +174,11 @@ where
 /// the upper bound reached, not the converged distance (on closed-form pairs,
 /// see [`distance`], it is the distance itself).
 ///
+/// For the yes/no alone, [`distance_below`] at threshold 0 decides the same
+/// question with less work where the bodies overlap: its answer is bounds,
+/// where this one is the simplex [`super::epa`] starts from (on
+/// sphere-swept bodies whose cores are apart, four CSO points built for it).
+///
 /// ```
 /// use narrowphase::prelude::*;
 /// use nalgebra::{Translation3, Vector3};
