@@ -350,6 +350,32 @@ where
 // ---------------------------------------------------------------------------
 // Checks printed once, outside timing.
 
+/// GJK iterations along the trajectories (`FRAMES` frames each), cold and
+/// warm-started from the previous frame, and the largest difference of the
+/// two distances.
+fn trajectory_iterations<R, A, B>(frames: &[(A, B)], budget: &Budget<R>) -> (Vec<u32>, Vec<u32>, f64)
+where
+    R: Real,
+    A: SupportMap<R>,
+    B: SupportMap<R>,
+{
+    let (mut it_c, mut it_w, mut warm_vs_cold) = (vec![], vec![], 0.0_f64);
+    for tr in frames.chunks(FRAMES) {
+        let mut warm = GjkWarmStart::default();
+        for (a, b) in tr {
+            let mut cold = GjkWarmStart::default();
+            let dc = gjk_signed(&gjk::distance(a, b, budget, &mut cold));
+            let dw = gjk_signed(&gjk::distance(a, b, budget, &mut warm));
+            it_c.push(cold.iterations);
+            it_w.push(warm.iterations);
+            if let (Some(c), Some(w)) = (dc, dw) {
+                warm_vs_cold = warm_vs_cold.max((c - w).abs());
+            }
+        }
+    }
+    (it_c, it_w, warm_vs_cold)
+}
+
 fn mean_max(xs: &[u32]) -> (f64, u32) {
     let m = xs.iter().map(|&x| x as f64).sum::<f64>() / xs.len().max(1) as f64;
     (m, xs.iter().copied().max().unwrap_or(0))
@@ -488,40 +514,14 @@ fn report_checks<SA32, SB32, SA64, SB64>(
     let (mh, xh) = mean_max(&it_hit);
     println!("   GJK iterations (random poses): distance mean {m:.2} max {x}; intersect mean {mh:.2} max {xh}");
 
-    // Warm start on the trajectories.
-    let mut it_c = vec![];
-    let mut it_w = vec![];
-    let mut warm_vs_cold: f64 = 0.0;
-    for tr in seq.ours32.chunks(FRAMES) {
-        let mut warm = GjkWarmStart::default();
-        for (a, b) in tr {
-            let mut cold = GjkWarmStart::default();
-            let dc = gjk_signed(&gjk::distance(a, b, &budget32, &mut cold));
-            let dw = gjk_signed(&gjk::distance(a, b, &budget32, &mut warm));
-            it_c.push(cold.iterations);
-            it_w.push(warm.iterations);
-            if let (Some(c), Some(w)) = (dc, dw) {
-                warm_vs_cold = warm_vs_cold.max((c - w).abs());
-            }
-        }
-    }
-    let (mc, xc) = mean_max(&it_c);
-    let (mw, xw) = mean_max(&it_w);
+    // Warm start on the trajectories, in f32 at the default budget and in
+    // f64 at coal's (the timed rows' setting).
+    let (it_c, it_w, warm_vs_cold) = trajectory_iterations(&seq.ours32, &budget32);
+    let ((mc, xc), (mw, xw)) = (mean_max(&it_c), mean_max(&it_w));
     println!(
         "   GJK iterations (trajectories): cold mean {mc:.2} max {xc}; warm mean {mw:.2} max {xw}; max |warm - cold| = {warm_vs_cold:.2e}"
     );
-    // The same in f64 at coal's budget, the timed rows' setting.
-    let (mut it_c, mut it_w) = (vec![], vec![]);
-    for tr in seq.ours64.chunks(FRAMES) {
-        let mut warm = GjkWarmStart::default();
-        for (a, b) in tr {
-            let mut cold = GjkWarmStart::default();
-            let _ = gjk::distance(a, b, &budget_vs_coal(), &mut cold);
-            let _ = gjk::distance(a, b, &budget_vs_coal(), &mut warm);
-            it_c.push(cold.iterations);
-            it_w.push(warm.iterations);
-        }
-    }
+    let (it_c, it_w, _) = trajectory_iterations(&seq.ours64, &budget_vs_coal());
     let ((mc, xc), (mw, xw)) = (mean_max(&it_c), mean_max(&it_w));
     println!("   GJK iterations (trajectories, f64 at coal's budget): cold mean {mc:.2} max {xc}; warm mean {mw:.2} max {xw}");
 

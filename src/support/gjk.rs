@@ -975,26 +975,22 @@ fn enclosing<R: Real>(cores: &Separation<R>, ma: R, mb: R, to_world: &Vec3<R>) -
     };
     let (across, back) = (s * root, t * -half);
     let (d, m) = (cores.distance, ma + mb);
+    // Built in the answer itself (returned directly: a copy of the four
+    // points was an eighth of this function's instructions).
+    let tetrahedron =
+        |bary: [R; 4]| Simplex::around_origin([point(n), point(t), point(back + across), point(back - across)], bary);
     if d < m {
         // The origin lies on the axis at height d above the base, whose
         // centroid is on the axis (the three u sum to zero), and the apex
         // m above it: weight d/m on the apex, the rest shared by the base.
-        // The points are built in the answer itself: a copy of the four
-        // was an eighth of this function's instructions.
         let top = d / m;
         let side = (R::ONE - top) * R::lit(1.0 / 3.0);
-        return Simplex::around_origin(
-            [point(n), point(t), point(back + across), point(back - across)],
-            [top, side, side, side],
-        );
+        return tetrahedron([top, side, side, side]);
     }
-    let pts = [point(n), point(t), point(back + across), point(back - across)];
     // Touching from outside within the tolerance: the closest point of the
-    // tetrahedron to the origin, and its weights.
-    let mut simplex = Simplex::one(pts[0]);
-    for p in &pts[1..] {
-        simplex.push(*p);
-    }
+    // tetrahedron to the origin, and its weights (the reduction reads the
+    // points only).
+    let mut simplex = tetrahedron([R::ONE, R::ZERO, R::ZERO, R::ZERO]);
     let _ = simplex.reduce();
     simplex
 }
