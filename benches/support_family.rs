@@ -7,7 +7,7 @@
 //!   of the same points) of N = 50, 200, 500, 1000 points uniform on the unit
 //!   sphere, axes scaled 3:2:1; pairs drawn from a pool of [`POOL`] hulls.
 //! - `box`, `capsule`, `sphere_box` (a ball against a box), `cyl_cone` (a
-//!   cylinder against a cone), `ellipsoid`.
+//!   cylinder against a cone), `cylinder` (two cylinders), `ellipsoid`.
 //!   parry has no ellipsoid: its column there is a convex hull of
 //!   [`ELLIPSOID_HULL_POINTS`] surface points (different geometry and cost; not
 //!   a like-for-like ratio).
@@ -1616,13 +1616,15 @@ fn main() {
         run(&mut c, &mut reg, &mode, spec, 26);
     }
 
-    let cylinder = (
-        Cylinder::new(0.5_f32, 0.5).unwrap(),
-        Cylinder::new(0.5_f64, 0.5).unwrap(),
-        Box::new(parry3d::shape::Cylinder::new(0.5, 0.5)) as Box<dyn PShape>,
-        y_to_z,
-        CoalShape::cylinder(0.5, 0.5),
-    );
+    let cylinder = || {
+        (
+            Cylinder::new(0.5_f32, 0.5).unwrap(),
+            Cylinder::new(0.5_f64, 0.5).unwrap(),
+            Box::new(parry3d::shape::Cylinder::new(0.5, 0.5)) as Box<dyn PShape>,
+            y_to_z,
+            CoalShape::cylinder(0.5, 0.5),
+        )
+    };
     let cone = (
         Cone::new(0.5_f32, 0.5).unwrap(),
         Cone::new(0.5_f64, 0.5).unwrap(),
@@ -1631,7 +1633,10 @@ fn main() {
         CoalShape::cone(0.5, 0.5),
     );
     if wanted("cyl_cone") {
-        run(&mut c, &mut reg, &mode, primitive("cyl_cone", cylinder, cone, true, false), 23);
+        run(&mut c, &mut reg, &mode, primitive("cyl_cone", cylinder(), cone, true, false), 23);
+    }
+    if wanted("cylinder") {
+        run(&mut c, &mut reg, &mode, primitive("cylinder", cylinder(), cylinder(), true, false), 27);
     }
 
     let ellipsoid = || {

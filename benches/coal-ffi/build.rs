@@ -15,7 +15,8 @@
 //! `COAL_PREFIX=none` forces the stub. The shim is a shared library that
 //! binaries find by absolute path and that finds coal through an rpath (see
 //! [`build`]), so nothing runs with `LD_LIBRARY_PATH`.
-//! Installing coal after a build: `cargo clean -p coal-ffi` (or touch this
+//! Installing coal after a build: `cargo clean --release -p coal-ffi` (the
+//! benches build in `target/release`; or touch this
 //! file), since the build script cannot watch for a prefix that does not
 //! exist yet without running on every build.
 

@@ -42,7 +42,8 @@ use core::marker::PhantomData;
 use core::ptr::NonNull;
 
 /// What a bench prints instead of coal's rows when coal is not installed.
-pub const SKIPPED: &str = "coal not installed (pip install libcoal==3.0.3 cmeel-eigen): skipped";
+pub const SKIPPED: &str =
+    "coal not installed (pip install libcoal==3.0.3 cmeel-eigen, then cargo clean --release -p coal-ffi): skipped";
 
 /// Whether coal was found when this crate was built.
 pub const fn available() -> bool {
