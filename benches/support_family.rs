@@ -7,7 +7,8 @@
 //!   of the same points) of N = 50, 200, 500, 1000 points uniform on the unit
 //!   sphere, axes scaled 3:2:1; pairs drawn from a pool of [`POOL`] hulls.
 //! - `box`, `capsule`, `sphere_box` (a ball against a box), `cyl_cone` (a
-//!   cylinder against a cone), `cylinder` (two cylinders), `ellipsoid`.
+//!   cylinder against a cone), `cylinder` (two cylinders), `sphere_cyl` (a
+//!   ball against a cylinder), `ellipsoid`.
 //!   parry has no ellipsoid: its column there is a convex hull of
 //!   [`ELLIPSOID_HULL_POINTS`] surface points (different geometry and cost; not
 //!   a like-for-like ratio).
@@ -1604,15 +1605,17 @@ fn main() {
 
     // A ball against a box (a tool tip or a wrist against a table): both
     // coal and parry3d answer it in closed form.
-    let sphere = (
-        Sphere::new(0.5_f32).unwrap(),
-        Sphere::new(0.5_f64).unwrap(),
-        Box::new(parry3d::shape::Ball::new(0.5)) as Box<dyn PShape>,
-        id,
-        CoalShape::sphere(0.5),
-    );
+    let sphere = || {
+        (
+            Sphere::new(0.5_f32).unwrap(),
+            Sphere::new(0.5_f64).unwrap(),
+            Box::new(parry3d::shape::Ball::new(0.5)) as Box<dyn PShape>,
+            id,
+            CoalShape::sphere(0.5),
+        )
+    };
     if wanted("sphere_box") {
-        let spec = Spec { round: true, ..primitive("sphere_box", sphere, cuboid(), true, false) };
+        let spec = Spec { round: true, ..primitive("sphere_box", sphere(), cuboid(), true, false) };
         run(&mut c, &mut reg, &mode, spec, 26);
     }
 
@@ -1637,6 +1640,12 @@ fn main() {
     }
     if wanted("cylinder") {
         run(&mut c, &mut reg, &mode, primitive("cylinder", cylinder(), cylinder(), true, false), 27);
+    }
+    // A ball against a cylinder (a URDF's spheres and cylinders): ours in
+    // closed form while the centre is outside the cylinder.
+    if wanted("sphere_cyl") {
+        let spec = Spec { round: true, ..primitive("sphere_cyl", sphere(), cylinder(), true, false) };
+        run(&mut c, &mut reg, &mode, spec, 28);
     }
 
     let ellipsoid = || {

@@ -89,6 +89,28 @@ impl<R: Real> SupportMap<R> for Cylinder<R> {
     fn center(&self) -> Pt3<R> {
         Pt3::origin()
     }
+    #[inline]
+    fn core_primitive_from(&self, origin: &Pt3<R>) -> Option<super::CorePrimitive<R>> {
+        Some(super::CorePrimitive::Cylinder {
+            center: -origin.coords,
+            axis: Vec3::z(),
+            half_height: self.half_height,
+            radius: self.radius,
+        })
+    }
+    #[inline]
+    fn core_primitive_placed(
+        &self,
+        rotation: &crate::math::Mat3<R>,
+        offset: &Vec3<R>,
+    ) -> Option<super::CorePrimitive<R>> {
+        Some(super::CorePrimitive::Cylinder {
+            center: *offset,
+            axis: rotation.column(2).into_owned(),
+            half_height: self.half_height,
+            radius: self.radius,
+        })
+    }
 }
 
 impl<R: Real> Bounded<R> for Cylinder<R> {

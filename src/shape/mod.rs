@@ -135,11 +135,12 @@ pub trait SupportMap<R: Real> {
 
     /// The core (see [`margin`](Self::margin)) as a closed-form primitive
     /// seen from `origin`, rounded as [`support_from`](Self::support_from),
-    /// when it is one: a sphere's centre, a capsule's segment, a box.
+    /// when it is one: a sphere's centre, a capsule's segment, a box, a
+    /// cylinder.
     /// [`contact`](crate::support::contact::contact) and
     /// [`clearance`](crate::support::contact::clearance) answer a pair of
-    /// such cores in closed form (point or segment against point or
-    /// segment, point against box) and run GJK otherwise. `None` (the
+    /// such cores in closed form (point or segment against point, segment
+    /// or box, point against cylinder) and run GJK otherwise. `None` (the
     /// default) for every other body.
     #[inline]
     fn core_primitive_from(&self, origin: &Pt3<R>) -> Option<CorePrimitive<R>> {

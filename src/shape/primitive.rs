@@ -1,6 +1,6 @@
 //! A body's core as a closed-form primitive: what the contact query needs
-//! to answer the pairs robots use most (spheres, capsules, boxes) without
-//! iterating.
+//! to answer the pairs robots use most (spheres, capsules, boxes, a sphere
+//! against a cylinder) without iterating.
 
 use crate::math::{Mat3, Real, Vec3};
 
@@ -9,7 +9,8 @@ use crate::math::{Mat3, Real, Vec3};
 /// the caller asked for ([`SupportMap::core_primitive_from`](super::SupportMap::core_primitive_from)).
 ///
 /// A sphere's core is its centre, a capsule's its segment, a box (or a
-/// [`Rounded`](super::Rounded) box) its box.
+/// [`Rounded`](super::Rounded) box) its box, a cylinder (or a rounded one)
+/// its cylinder.
 ///
 /// ```
 /// use narrowphase::prelude::*;
@@ -37,6 +38,18 @@ pub enum CorePrimitive<R: Real> {
         /// Half-extents along the local axes.
         half_extents: Vec3<R>,
     },
+    /// A solid cylinder: `center + axis · z + ρ` for `|z| ≤ half_height`
+    /// and `ρ ⟂ axis`, `|ρ| ≤ radius`; `axis` a unit vector.
+    Cylinder {
+        /// Centre.
+        center: Vec3<R>,
+        /// Unit axis.
+        axis: Vec3<R>,
+        /// Half the length along the axis.
+        half_height: R,
+        /// Radius.
+        radius: R,
+    },
 }
 
 impl<R: Real> CorePrimitive<R> {
@@ -55,6 +68,9 @@ impl<R: Real> CorePrimitive<R> {
             Self::Point(p) => Self::Point(p + offset),
             Self::Segment(p, q) => Self::Segment(p + offset, q + offset),
             Self::Cuboid { center, axes, half_extents } => Self::Cuboid { center: center + offset, axes, half_extents },
+            Self::Cylinder { center, axis, half_height, radius } => {
+                Self::Cylinder { center: center + offset, axis, half_height, radius }
+            }
         }
     }
 
@@ -76,6 +92,9 @@ impl<R: Real> CorePrimitive<R> {
             Self::Segment(p, q) => Self::Segment(rotation * p + offset, rotation * q + offset),
             Self::Cuboid { center, axes, half_extents } => {
                 Self::Cuboid { center: rotation * center + offset, axes: rotation * axes, half_extents }
+            }
+            Self::Cylinder { center, axis, half_height, radius } => {
+                Self::Cylinder { center: rotation * center + offset, axis: rotation * axis, half_height, radius }
             }
         }
     }

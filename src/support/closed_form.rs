@@ -1,5 +1,5 @@
 //! Closest points of two cores in closed form — point or segment against
-//! point, segment or box — with the certificate GJK would
+//! point, segment or box, point against cylinder — with the certificate GJK would
 //! give: the distance of the two points found is an upper bound, and the
 //! gap between the cores' support values along their direction a lower
 //! bound. [`contact`](super::contact::contact) and
@@ -95,11 +95,11 @@ pub(crate) fn plane_clears<R: Real>(
     Some(Bounds { lower: min(lower, upper), upper })
 }
 
-/// A point of the primitive (its first point, a box's centre).
+/// A point of the primitive (its first point, a box's or a cylinder's centre).
 fn anchor<R: Real>(c: &CorePrimitive<R>) -> Vec3<R> {
     match c {
         CorePrimitive::Point(p) | CorePrimitive::Segment(p, _) => *p,
-        CorePrimitive::Cuboid { center, .. } => *center,
+        CorePrimitive::Cuboid { center, .. } | CorePrimitive::Cylinder { center, .. } => *center,
     }
 }
 
@@ -129,7 +129,7 @@ impl<R: Real> Closest<R> {
 /// Closest points of the two primitives, where there is a closed form.
 #[inline(always)]
 fn closest<R: Real>(a: &CorePrimitive<R>, b: &CorePrimitive<R>) -> Option<Closest<R>> {
-    use CorePrimitive::{Cuboid, Point, Segment};
+    use CorePrimitive::{Cuboid, Cylinder, Point, Segment};
     // By reference: a copy of two primitives (a box's is 16 words) cost a
     // capsule pair more than its segments' arithmetic.
     let (pa, pb) = match (a, b) {
@@ -146,6 +146,12 @@ fn closest<R: Real>(a: &CorePrimitive<R>, b: &CorePrimitive<R>) -> Option<Closes
         }
         (Cuboid { center, axes, half_extents }, Segment(q0, q1)) => {
             return Some(near_box(q0, q1, center, axes, half_extents).swapped())
+        }
+        (Point(p), Cylinder { center, axis, half_height, radius }) => {
+            return Some(ball_cylinder(p, center, axis, *half_height, *radius))
+        }
+        (Cylinder { center, axis, half_height, radius }, Point(q)) => {
+            return Some(ball_cylinder(q, center, axis, *half_height, *radius).swapped())
         }
         _ => return None,
     };
@@ -280,6 +286,31 @@ fn segments<R: Real>(p0: &Vec3<R>, p1: &Vec3<R>, q0: &Vec3<R>, q1: &Vec3<R>) -> 
     (p0 + u * s, q0 + w * t)
 }
 
+/// Closest points of point `p` and a solid cylinder ([`near_cylinder`]),
+/// with the gap the plane normal to their difference certifies (the
+/// cylinder's least support value along it less `p`'s).
+#[inline(always)]
+fn ball_cylinder<R: Real>(p: &Vec3<R>, center: &Vec3<R>, axis: &Vec3<R>, half_height: R, radius: R) -> Closest<R> {
+    let d = near_cylinder(p, center, axis, half_height, radius) - p;
+    let gap = d.dot(&(center - p)) - cylinder_reach(axis, half_height, radius, &d);
+    Closest { point_a: *p, d, gap }
+}
+
+/// Closest point of the solid cylinder to `p`. The cylinder is a disc times
+/// a segment in orthogonal subspaces (across and along the axis), so its
+/// nearest point takes each part's own: the axial coordinate clamped to
+/// `±half_height`, the offset across the axis shortened to `radius` when
+/// longer (`p` itself when inside). Rounding only moves the point within
+/// the cylinder's rounding; the caller's certificate does not rest on it.
+fn near_cylinder<R: Real>(p: &Vec3<R>, center: &Vec3<R>, axis: &Vec3<R>, half_height: R, radius: R) -> Vec3<R> {
+    let offset = p - center;
+    let along = axis.dot(&offset);
+    let across = offset - axis * along;
+    let squared = across.dot(&across);
+    let across = if squared > radius * radius { across * (radius / Real::sqrt(squared)) } else { across };
+    center + axis * max(-half_height, min(along, half_height)) + across
+}
+
 /// Closest point of the box to `p`: `p`'s box coordinates clamped to the
 /// half-extents (`p` itself when inside).
 fn point_in_box<R: Real>(p: &Vec3<R>, center: &Vec3<R>, axes: &Mat3<R>, half: &Vec3<R>) -> Vec3<R> {
@@ -293,20 +324,28 @@ fn point_in_box<R: Real>(p: &Vec3<R>, center: &Vec3<R>, axes: &Mat3<R>, half: &V
 }
 
 /// `max n·x` over the primitive.
+#[inline(always)]
 fn highest<R: Real>(c: &CorePrimitive<R>, n: &Vec3<R>) -> R {
     match c {
         CorePrimitive::Point(p) => n.dot(p),
         CorePrimitive::Segment(p, q) => max(n.dot(p), n.dot(q)),
         CorePrimitive::Cuboid { center, axes, half_extents } => n.dot(center) + reach(axes, half_extents, n),
+        CorePrimitive::Cylinder { center, axis, half_height, radius } => {
+            n.dot(center) + cylinder_reach_outlined(axis, *half_height, *radius, n)
+        }
     }
 }
 
 /// `min n·x` over the primitive.
+#[inline(always)]
 fn lowest<R: Real>(c: &CorePrimitive<R>, n: &Vec3<R>) -> R {
     match c {
         CorePrimitive::Point(p) => n.dot(p),
         CorePrimitive::Segment(p, q) => min(n.dot(p), n.dot(q)),
         CorePrimitive::Cuboid { center, axes, half_extents } => n.dot(center) - reach(axes, half_extents, n),
+        CorePrimitive::Cylinder { center, axis, half_height, radius } => {
+            n.dot(center) - cylinder_reach_outlined(axis, *half_height, *radius, n)
+        }
     }
 }
 
@@ -316,7 +355,26 @@ fn reach<R: Real>(axes: &Mat3<R>, half: &Vec3<R>, n: &Vec3<R>) -> R {
     half.x * along.x.abs() + half.y * along.y.abs() + half.z * along.z.abs()
 }
 
+/// A cylinder's half-width along `n`: `h·|n·axis| + r·|n⊥|`, `n⊥` the part
+/// of `n` across the axis, taken as a vector (its length from
+/// `|n|² − (n·axis)²` would cancel where `n` is nearly along the axis, a
+/// ball over a cap).
+#[inline(always)]
+fn cylinder_reach<R: Real>(axis: &Vec3<R>, half_height: R, radius: R, n: &Vec3<R>) -> R {
+    let along = n.dot(axis);
+    half_height * along.abs() + radius * norm(&(n - axis * along))
+}
+
+/// [`cylinder_reach`] out of line, for [`highest`] and [`lowest`], which
+/// every closed form inlines: its square root and its fallback would grow
+/// the capsule pairs' code for an arm they never take.
+#[inline(never)]
+fn cylinder_reach_outlined<R: Real>(axis: &Vec3<R>, half_height: R, radius: R, n: &Vec3<R>) -> R {
+    cylinder_reach(axis, half_height, radius, n)
+}
+
 /// Largest coordinate of the primitive (a box's by its centre and extents).
+#[inline(always)]
 fn extent<R: Real>(c: &CorePrimitive<R>) -> R {
     match c {
         CorePrimitive::Point(p) => max_abs(p),
@@ -324,6 +382,7 @@ fn extent<R: Real>(c: &CorePrimitive<R>) -> R {
         CorePrimitive::Cuboid { center, half_extents, .. } => {
             max_abs(center) + half_extents.x + half_extents.y + half_extents.z
         }
+        CorePrimitive::Cylinder { center, half_height, radius, .. } => max_abs(center) + *half_height + *radius,
     }
 }
 
@@ -415,6 +474,59 @@ pub(crate) fn box_penetration<R: Real>(
         depth,
         bounds: Bounds { lower: max(lower, R::ZERO), upper: depth + rounding },
         witness: Witness { point_a: Pt3::from(point_a), point_b: Pt3::from(point_b), normal: n },
+    })
+}
+
+/// The penetration of a point into a solid cylinder (a ball's core in a
+/// cylinder's, either order), exact: the point leaves the cylinder
+/// soonest through the side (depth `r − ρ`, `ρ` its distance from the
+/// axis, along its offset from the axis; any direction across the axis
+/// when it is on it) or through the nearer cap (depth `h − |z|` along
+/// `±axis`), whichever is shallower. The depth carries the rounding of the
+/// coordinates, `16·ε·scale` either way. `None` when the pair is not a
+/// point and a cylinder, when the point is not inside by more than that
+/// rounding (the caller's EPA decides), or when anything is not finite.
+pub(crate) fn cylinder_penetration<R: Real>(a: &CorePrimitive<R>, b: &CorePrimitive<R>) -> Option<Penetration<R>> {
+    let (point, cylinder, point_first) = match (a, b) {
+        (CorePrimitive::Point(p), c @ CorePrimitive::Cylinder { .. }) => (p, c, true),
+        (c @ CorePrimitive::Cylinder { .. }, CorePrimitive::Point(p)) => (p, c, false),
+        _ => return None,
+    };
+    let CorePrimitive::Cylinder { center, axis, half_height, radius } = cylinder else {
+        return None;
+    };
+    let offset = point - center;
+    let along = axis.dot(&offset);
+    let across = offset - axis * along;
+    let rho = norm(&across);
+    let (side, cap) = (*radius - rho, *half_height - along.abs());
+    let rounding = R::lit(16.0) * R::EPSILON * max(extent(a), extent(b));
+    // `out`: the direction in which the point leaves the cylinder. Across
+    // the axis, the offset's direction; within rounding of the axis that
+    // direction is noise, and any direction across the axis leaves at the
+    // same depth to rounding.
+    let (depth, out) = if side < cap {
+        let out = if rho > rounding {
+            let out = across * (R::ONE / rho);
+            out - axis * axis.dot(&out)
+        } else {
+            crate::math::any_orthogonal(axis)
+        };
+        (side, out)
+    } else {
+        (cap, if along < R::ZERO { -axis } else { *axis })
+    };
+    if !(depth > rounding) || !depth.finite() || !out.iter().all(|x| x.finite()) {
+        return None;
+    }
+    // The surface point the point leaves by; the normal from A to B, with
+    // A's point less B's equal to depth·normal.
+    let surface = point + out * depth;
+    let (point_a, point_b, normal) = if point_first { (*point, surface, -out) } else { (surface, *point, out) };
+    Some(Penetration {
+        depth,
+        bounds: Bounds { lower: max(depth - rounding, R::ZERO), upper: depth + rounding },
+        witness: Witness { point_a: Pt3::from(point_a), point_b: Pt3::from(point_b), normal },
     })
 }
 

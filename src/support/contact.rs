@@ -28,8 +28,9 @@ use crate::shape::{Core, Cso, Relative, SupportMap};
 ///
 /// **Closed forms.** When both cores are primitives with a closed-form
 /// closest point ([`SupportMap::core_primitive_from`]: a sphere's centre, a
-/// capsule's segment, a box, also rounded) and they are apart, the query
-/// does not iterate: point or segment against point, segment or box. The
+/// capsule's segment, a box, a cylinder, also rounded) and they are apart,
+/// the query does not iterate: point or segment against point, segment or
+/// box, point against cylinder. The
 /// answer is certified as GJK's is: the distance of the two points found
 /// bounds the cores' distance from above, the gap between their support
 /// values along the normal from below. Touching or overlapping cores, and
@@ -38,7 +39,9 @@ use crate::shape::{Core, Cso, Relative, SupportMap};
 ///
 /// **Boxes.** Overlapping boxes (the bodies, or the cores of rounded
 /// boxes) take the separating-axis depth over their fifteen axes instead
-/// of EPA: exact, certified, deepest points on both surfaces.
+/// of EPA: exact, certified, deepest points on both surfaces. A sphere
+/// whose centre is inside a cylinder (or a rounded one) takes the
+/// shallower of the side's and the nearer cap's depth, exact too.
 ///
 /// Otherwise GJK runs on the bodies; a separation is returned as is, an
 /// intersection is handed to EPA, and an undetermined GJK answer passes
@@ -284,7 +287,10 @@ where
     if let (Some(pa), Some(pb)) = (a.core_primitive_from(&origin), b.core_primitive_from(&origin)) {
         // Two boxes (the bodies, or the cores of rounded ones): the
         // separating-axis depth, exact, instead of EPA's iterations.
-        if let Some(mut p) = closed_form::box_penetration(&pa, &pb, depth_budget.tolerance) {
+        // A point in a cylinder (a ball's centre in a cylinder): exact too.
+        let closed = closed_form::box_penetration(&pa, &pb, depth_budget.tolerance)
+            .or_else(|| closed_form::cylinder_penetration(&pa, &pb));
+        if let Some(mut p) = closed {
             cache.direction = -p.witness.normal;
             p.witness.to_world(to_world);
             return Proximity::Penetrating(p);

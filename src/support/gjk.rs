@@ -126,7 +126,8 @@ impl<R: Real> GjkOutcome<R> {
 /// the distance is `d(cores) − m` exactly, and GJK never meets a round
 /// surface (on a capsule it would converge only linearly). Cores that are
 /// closed-form primitives ([`SupportMap::core_primitive_from`]: points,
-/// segments, boxes) take no iteration at all (the cache records one).
+/// segments, boxes, a point against a cylinder) take no iteration at all
+/// (the cache records one).
 /// Bodies that touch or overlap while their cores are apart get
 /// [`GjkOutcome::Penetrating`] with four CSO points around the origin (the
 /// cores' closest CSO point moved by the margins along the normal and

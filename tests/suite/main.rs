@@ -17,6 +17,7 @@ mod common;
 
 mod adversarial;
 mod closed_form;
+mod closed_form_cylinder;
 mod contact_margin;
 mod ellipsoid_method;
 mod epa;
