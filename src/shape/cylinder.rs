@@ -91,12 +91,8 @@ impl<R: Real> SupportMap<R> for Cylinder<R> {
     }
     #[inline]
     fn core_primitive_from(&self, origin: &Pt3<R>) -> Option<super::CorePrimitive<R>> {
-        Some(super::CorePrimitive::Cylinder {
-            center: -origin.coords,
-            axis: Vec3::z(),
-            half_height: self.half_height,
-            radius: self.radius,
-        })
+        // The identity's z column is the local axis, exactly.
+        self.core_primitive_placed(&crate::math::Mat3::identity(), &-origin.coords)
     }
     #[inline]
     fn core_primitive_placed(

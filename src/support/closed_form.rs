@@ -1,6 +1,6 @@
 //! Closest points of two cores in closed form — point or segment against
-//! point, segment or box, point against cylinder — with the certificate GJK would
-//! give: the distance of the two points found is an upper bound, and the
+//! point, segment or box, point against cylinder — with the certificate GJK
+//! would give: the distance of the two points found is an upper bound, and the
 //! gap between the cores' support values along their direction a lower
 //! bound. [`contact`](super::contact::contact) and
 //! [`clearance`](super::contact::clearance) take the closed form when the
