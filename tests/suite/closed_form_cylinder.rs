@@ -61,7 +61,7 @@ impl Case {
 }
 
 /// Signed distance from `p` to the solid cylinder along the local z of `at`.
-fn point_cylinder(p: &Point3<f64>, at: &Pose<f64>, h: f64, r: f64) -> f64 {
+pub(crate) fn point_cylinder(p: &Point3<f64>, at: &Pose<f64>, h: f64, r: f64) -> f64 {
     let x = at.inverse_transform_point(p).coords;
     let (rho, z) = ((x.x * x.x + x.y * x.y).sqrt(), x.z.abs());
     if rho <= r && z <= h {

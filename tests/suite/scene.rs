@@ -401,6 +401,56 @@ fn scene_outcomes_match_closed_forms_for_capsules_and_spheres() {
     assert!(clear > 100 && within > 100 && culled > 100, "clear {clear} within {within} culled {culled}");
 }
 
+/// Balls around a cylinder (a tool, a person's head, a cylindrical post)
+/// in a scene: every pair's outcome agrees with the point–cylinder
+/// distance less the ball's radius, measured exactly within the margin,
+/// with the centre outside the cylinder or inside it.
+#[test]
+fn scene_outcomes_match_the_point_cylinder_distance_for_balls_and_a_cylinder() {
+    let mut rng = ChaCha8Rng::seed_from_u64(15);
+    let mut scene = Scene::<f64, 5, 4>::new();
+    let (half_height, radius, ball) = (0.4, 0.15, 0.05);
+    scene.add_body(&BodyDesc::root(ShapeDesc::cylinder(half_height, radius))).unwrap();
+    for _ in 0..4 {
+        scene.add_body(&BodyDesc::root(ShapeDesc::sphere(ball))).unwrap();
+    }
+    let margin = 0.1;
+    for b in 1..5 {
+        scene.enable_pair(0, b, &PairSettings::new(margin, PairQuery::Contact)).unwrap();
+    }
+    let (mut clear, mut within, mut inside) = (0, 0, 0);
+    for _ in 0..500 {
+        let at = random_pose(&mut rng, 0.3);
+        scene.set_pose(0, &at).unwrap();
+        for b in 1..5 {
+            let local = V::new(rng.random_range(-0.4..0.4), rng.random_range(-0.4..0.4), rng.random_range(-0.7..0.7));
+            let centre = at.transform_point(&Point3::from(local));
+            scene.set_pose(b, &Pose::from_parts(Translation3::from(centre.coords), Rotation3::identity())).unwrap();
+        }
+        scene.tick(&TickBudget::new(100_000));
+        for pair in scene.pairs() {
+            let ball_body = if pair.a == 0 { pair.b } else { pair.a };
+            let centre = Point3::from(scene.bodies()[ball_body as usize].placed().pose().translation.vector);
+            let to_cylinder = crate::closed_form_cylinder::point_cylinder(&centre, &at, half_height, radius);
+            let d = to_cylinder - ball;
+            match &pair.outcome {
+                PairOutcome::Clear { lower_bound } => {
+                    assert!(d > margin && *lower_bound <= d + 1e-12, "clear at {d}, lower {lower_bound}");
+                    clear += 1;
+                }
+                PairOutcome::WithinMargin { measured: Some(m), .. } => {
+                    assert!(d <= margin + 1e-9, "within margin at {d}");
+                    assert!((m.signed_distance - d).abs() < 1e-9, "{} vs {d}", m.signed_distance);
+                    within += 1;
+                    inside += usize::from(to_cylinder < 0.0);
+                }
+                other => panic!("unexpected {other:?} at {d}"),
+            }
+        }
+    }
+    assert!(clear > 300 && within > 300 && inside > 100, "clear {clear} within {within} inside {inside}");
+}
+
 #[test]
 fn scene_tick_budget_is_never_exceeded_and_unreached_pairs_are_undetermined() {
     let mut rng = ChaCha8Rng::seed_from_u64(6);
