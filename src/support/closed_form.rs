@@ -303,12 +303,19 @@ fn ball_cylinder<R: Real>(p: &Vec3<R>, center: &Vec3<R>, axis: &Vec3<R>, half_he
 /// longer (`p` itself when inside). Rounding only moves the point within
 /// the cylinder's rounding; the caller's certificate does not rest on it.
 fn near_cylinder<R: Real>(p: &Vec3<R>, center: &Vec3<R>, axis: &Vec3<R>, half_height: R, radius: R) -> Vec3<R> {
-    let offset = p - center;
-    let along = axis.dot(&offset);
-    let across = offset - axis * along;
+    let (along, across) = along_and_across(p, center, axis);
     let squared = across.dot(&across);
     let across = if squared > radius * radius { across * (radius / Real::sqrt(squared)) } else { across };
     center + axis * max(-half_height, min(along, half_height)) + across
+}
+
+/// `p`'s offset from a cylinder's centre in the cylinder's two parts: its
+/// coordinate along the unit `axis`, and the rest, across it.
+#[inline(always)]
+fn along_and_across<R: Real>(p: &Vec3<R>, center: &Vec3<R>, axis: &Vec3<R>) -> (R, Vec3<R>) {
+    let offset = p - center;
+    let along = axis.dot(&offset);
+    (along, offset - axis * along)
 }
 
 /// Closest point of the box to `p`: `p`'s box coordinates clamped to the
@@ -487,31 +494,26 @@ pub(crate) fn box_penetration<R: Real>(
 /// point and a cylinder, when the point is not inside by more than that
 /// rounding (the caller's EPA decides), or when anything is not finite.
 pub(crate) fn cylinder_penetration<R: Real>(a: &CorePrimitive<R>, b: &CorePrimitive<R>) -> Option<Penetration<R>> {
-    let (point, cylinder, point_first) = match (a, b) {
-        (CorePrimitive::Point(p), c @ CorePrimitive::Cylinder { .. }) => (p, c, true),
-        (c @ CorePrimitive::Cylinder { .. }, CorePrimitive::Point(p)) => (p, c, false),
+    use CorePrimitive::{Cylinder, Point};
+    let (point, center, axis, half_height, radius, point_first) = match (a, b) {
+        (Point(p), Cylinder { center, axis, half_height, radius }) => (p, center, axis, *half_height, *radius, true),
+        (Cylinder { center, axis, half_height, radius }, Point(p)) => (p, center, axis, *half_height, *radius, false),
         _ => return None,
     };
-    let CorePrimitive::Cylinder { center, axis, half_height, radius } = cylinder else {
-        return None;
-    };
-    let offset = point - center;
-    let along = axis.dot(&offset);
-    let across = offset - axis * along;
+    let (along, across) = along_and_across(point, center, axis);
+    // The rounding of `along` leaves a part along the axis in `across` of
+    // about ε·|offset|: projected out once more, so that the direction
+    // taken from it below is across the axis and unit to rounding.
+    let across = across - axis * axis.dot(&across);
     let rho = norm(&across);
-    let (side, cap) = (*radius - rho, *half_height - along.abs());
+    let (side, cap) = (radius - rho, half_height - along.abs());
     let rounding = R::lit(16.0) * R::EPSILON * max(extent(a), extent(b));
     // `out`: the direction in which the point leaves the cylinder. Across
     // the axis, the offset's direction; within rounding of the axis that
     // direction is noise, and any direction across the axis leaves at the
     // same depth to rounding.
     let (depth, out) = if side < cap {
-        let out = if rho > rounding {
-            let out = across * (R::ONE / rho);
-            out - axis * axis.dot(&out)
-        } else {
-            crate::math::any_orthogonal(axis)
-        };
+        let out = if rho > rounding { across * (R::ONE / rho) } else { crate::math::any_orthogonal(axis) };
         (side, out)
     } else {
         (cap, if along < R::ZERO { -axis } else { *axis })

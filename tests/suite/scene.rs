@@ -384,21 +384,33 @@ fn scene_outcomes_match_closed_forms_for_capsules_and_spheres() {
                 continue;
             }
             let d = capsule_distance(&body_capsule(&scene, a), &body_capsule(&scene, b));
-            match &pair.outcome {
-                PairOutcome::Clear { lower_bound } => {
-                    assert!(d > margin && *lower_bound <= d + 1e-12, "clear at {d}, lower {lower_bound}");
-                    clear += 1;
-                }
-                PairOutcome::WithinMargin { measured: Some(m), .. } => {
-                    assert!(d <= margin + 1e-9, "within margin at {d}");
-                    assert!((m.signed_distance - d).abs() < 1e-9, "{} vs {d}", m.signed_distance);
-                    within += 1;
-                }
-                other => panic!("unexpected {other:?} at {d}"),
+            if is_clear_at(&pair.outcome, d, margin) {
+                clear += 1;
+            } else {
+                within += 1;
             }
         }
     }
     assert!(clear > 100 && within > 100 && culled > 100, "clear {clear} within {within} culled {culled}");
+}
+
+/// Checks a `Contact` pair's outcome against the true signed distance `d`:
+/// clear only beyond the margin, with a lower bound below `d`; within the
+/// margin only at or below it, measured to 1e-9. Anything else fails.
+/// Returns whether the pair was clear.
+fn is_clear_at(outcome: &PairOutcome<f64>, d: f64, margin: f64) -> bool {
+    match outcome {
+        PairOutcome::Clear { lower_bound } => {
+            assert!(d > margin && *lower_bound <= d + 1e-12, "clear at {d}, lower {lower_bound}");
+            true
+        }
+        PairOutcome::WithinMargin { measured: Some(m), .. } => {
+            assert!(d <= margin + 1e-9, "within margin at {d}");
+            assert!((m.signed_distance - d).abs() < 1e-9, "{} vs {d}", m.signed_distance);
+            false
+        }
+        other => panic!("unexpected {other:?} at {d}"),
+    }
 }
 
 /// Balls around a cylinder (a tool, a person's head, a cylindrical post)
@@ -433,18 +445,11 @@ fn scene_outcomes_match_the_point_cylinder_distance_for_balls_and_a_cylinder() {
             let centre = Point3::from(scene.bodies()[ball_body as usize].placed().pose().translation.vector);
             let to_cylinder = crate::closed_form_cylinder::point_cylinder(&centre, &at, half_height, radius);
             let d = to_cylinder - ball;
-            match &pair.outcome {
-                PairOutcome::Clear { lower_bound } => {
-                    assert!(d > margin && *lower_bound <= d + 1e-12, "clear at {d}, lower {lower_bound}");
-                    clear += 1;
-                }
-                PairOutcome::WithinMargin { measured: Some(m), .. } => {
-                    assert!(d <= margin + 1e-9, "within margin at {d}");
-                    assert!((m.signed_distance - d).abs() < 1e-9, "{} vs {d}", m.signed_distance);
-                    within += 1;
-                    inside += usize::from(to_cylinder < 0.0);
-                }
-                other => panic!("unexpected {other:?} at {d}"),
+            if is_clear_at(&pair.outcome, d, margin) {
+                clear += 1;
+            } else {
+                within += 1;
+                inside += usize::from(to_cylinder < 0.0);
             }
         }
     }
