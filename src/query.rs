@@ -238,8 +238,9 @@ pub enum Threshold<R: Real> {
     /// tolerance (the query converged with the threshold inside its bounds),
     /// or the bodies touch or overlap. The safe side of a tie.
     Within {
-        /// Bounds on the signed distance (`lower` is `−∞` where the bodies
-        /// overlap: the threshold query does not measure depth).
+        /// Bounds on the signed distance. Where the bodies overlap, `lower`
+        /// is `−∞` unless the query measured the depth on its way (closed-form
+        /// pairs and boxes do; GJK does not).
         bounds: Bounds<R>,
     },
     /// Could not decide within the budget or the precision: neither

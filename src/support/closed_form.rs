@@ -7,6 +7,7 @@
 //! two bounds agree to the budget's tolerance and certify a gap, and run GJK
 //! otherwise (overlapping or touching cores, a pair with no closed form).
 
+use super::separating_axes::box_axes;
 use crate::math::{max, max_abs, min, norm, Mat3, Pt3, Real, Vec3};
 use crate::query::{Bounds, Budget, Penetration, Proximity, Separation, Undetermined, Witness};
 use crate::shape::CorePrimitive;
@@ -393,18 +394,12 @@ fn extent<R: Real>(c: &CorePrimitive<R>) -> R {
     }
 }
 
-/// The penetration of two overlapping boxes by the separating-axis test:
-/// the boundary of the CSO of two boxes has its facet normals among the
-/// boxes' face normals and the cross products of their edge directions
-/// (fifteen axes), so the least overlap over those axes is the depth, along
-/// the axis that gives it. Every other direction overlaps at least as much,
-/// so the least overlap over the axes found is an upper bound even where
-/// rounding tilts an axis; an axis from nearly parallel edges is tilted by
-/// up to `ε/|u × w|`, which lowers the certified lower bound by that much
-/// of the pair's size. `None` when the boxes do not overlap along some
-/// axis (rounding disagrees with the caller's test: EPA decides), when the
-/// bounds are further apart than `tolerance · scale`, or when anything is
-/// not finite.
+/// The penetration of two overlapping boxes by the separating-axis test
+/// ([`box_axes`]): the least overlap of their shadows over the fifteen axes
+/// is the depth, along the axis that gives it, certified to the axes'
+/// tilt. `None` when the boxes do not overlap along some axis (rounding
+/// disagrees with the caller's test: EPA decides), when the bounds are
+/// further apart than `tolerance · scale`, or when anything is not finite.
 pub(crate) fn box_penetration<R: Real>(
     a: &CorePrimitive<R>,
     b: &CorePrimitive<R>,
@@ -417,71 +412,111 @@ pub(crate) fn box_penetration<R: Real>(
     else {
         return None;
     };
-    let t = cb - ca;
-    let size = norm(&t) + ha.x + ha.y + ha.z + hb.x + hb.y + hb.z;
-    let scale = max(max_abs(ca), max_abs(cb)) + ha.x + ha.y + ha.z + hb.x + hb.y + hb.z;
-    // Overlap along the unit axis `l`, and the axis oriented from A to B.
-    let overlap = |l: &Vec3<R>| {
-        let along = t.dot(l);
-        let n = if along < R::ZERO { -l } else { *l };
-        (reach(ra, ha, l) + reach(rb, hb, l) - along.abs(), n)
-    };
-    // Each box's axes.
-    let axes = |r: &Mat3<R>| [r.column(0).into_owned(), r.column(1).into_owned(), r.column(2).into_owned()];
-    let (axes_a, axes_b) = (axes(ra), axes(rb));
-    let mut best: Option<(R, Vec3<R>)> = None;
-    let mut tilt = R::ZERO;
-    let consider = |depth: R, n: Vec3<R>, best: &mut Option<(R, Vec3<R>)>| {
-        if best.is_none_or(|(d, _)| depth < d) {
-            *best = Some((depth, n));
-        }
-    };
-    for (u, w) in axes_a.iter().zip(axes_b.iter()) {
-        let (d, n) = overlap(u);
-        consider(d, n, &mut best);
-        let (d, n) = overlap(w);
-        consider(d, n, &mut best);
-    }
-    for u in &axes_a {
-        for w in &axes_b {
-            let c = u.cross(w);
-            let len = norm(&c);
-            if len > R::EPSILON {
-                let (d, n) = overlap(&(c * (R::ONE / len)));
-                tilt = max(tilt, R::EPSILON / len);
-                consider(d, n, &mut best);
-            }
-        }
-    }
-    let (depth, n) = best?;
+    let axes = box_axes(ca, ra, ha, cb, rb, hb)?;
+    let (depth, n, scale) = (axes.overlap, axes.normal, axes.scale);
     let rounding = R::lit(16.0) * R::EPSILON * scale;
-    let lower = depth - tilt * R::lit(4.0) * size - rounding;
-    if !(depth > R::ZERO) || !depth.finite() || !(depth - lower <= max(tolerance * scale, rounding * R::lit(2.0))) {
+    let lower = depth - axes.worst_slack;
+    if !(depth > R::ZERO) || !(depth - lower <= max(tolerance * scale, rounding * R::lit(2.0))) {
         return None;
     }
-    // Deepest points: A's feature farthest along n (a vertex, an edge or a
-    // face: flat within the tolerance) and B's farthest along −n, moved by
-    // depth·n, meet on the CSO facet; alternating projections between the
-    // two (boxes with some zero extents) find a common point.
     let eps = max(tolerance * scale, rounding);
-    let (fa, ha_flat) = feature(ca, ra, ha, &n, eps);
-    let (fb, hb_flat) = feature(cb, rb, hb, &-n, eps);
-    let shift = n * depth;
-    let mut pa = fa;
-    for _ in 0..FEATURE_PROJECTIONS {
-        let pb = point_in_box(&(pa - shift), &fb, rb, &hb_flat);
-        pa = point_in_box(&(pb + shift), &fa, ra, &ha_flat);
-    }
-    let pb = pa - shift;
-    if !(norm(&(point_in_box(&pb, &fb, rb, &hb_flat) - pb)) <= eps) {
-        return None;
-    }
-    let (point_a, point_b) = (pa, pb);
+    let (pa, pb) = facing_points(ca, ra, ha, cb, rb, hb, &n, depth, eps)?;
     Some(Penetration {
         depth,
         bounds: Bounds { lower: max(lower, R::ZERO), upper: depth + rounding },
-        witness: Witness { point_a: Pt3::from(point_a), point_b: Pt3::from(point_b), normal: n },
+        witness: Witness { point_a: Pt3::from(pa), point_b: Pt3::from(pb), normal: n },
     })
+}
+
+/// Two boxes' signed-distance bounds by the separating-axis test
+/// ([`box_axes`]), where they decide against `threshold`, and the best
+/// axis (unit, from A towards B):
+/// - overlapping along every axis: `Within`, the depth certified to the
+///   axes' tilt;
+/// - apart along some axis by more than `threshold` (less its slack):
+///   `Clear`, the upper bound the distance of the centres;
+/// - apart by at most `threshold`: the boxes' features facing each other
+///   across the best axis, where they meet across it ([`facing_points`]),
+///   are that axis's gap apart: `Within` when their distance is at most
+///   `threshold`.
+///
+/// `None` otherwise (the closest points of the boxes are not across a
+/// face of their CSO, or rounding leaves the answer open: GJK decides),
+/// and when the pair is not two boxes or anything is not finite.
+pub(crate) fn box_threshold<R: Real>(
+    a: &CorePrimitive<R>,
+    b: &CorePrimitive<R>,
+    threshold: R,
+    tolerance: R,
+) -> Option<(bool, Bounds<R>, Vec3<R>)> {
+    let (
+        CorePrimitive::Cuboid { center: ca, axes: ra, half_extents: ha },
+        CorePrimitive::Cuboid { center: cb, axes: rb, half_extents: hb },
+    ) = (a, b)
+    else {
+        return None;
+    };
+    let axes = box_axes(ca, ra, ha, cb, rb, hb)?;
+    let n = axes.normal;
+    let rounding = R::lit(16.0) * R::EPSILON * axes.scale;
+    if axes.overlap > R::ZERO {
+        let lower_depth = axes.overlap - axes.worst_slack;
+        return (lower_depth > R::ZERO).then_some((
+            false,
+            Bounds { lower: -(axes.overlap + rounding), upper: -lower_depth },
+            n,
+        ));
+    }
+    // A lower bound on the distance along any unit axis, the best one's.
+    let gap = -axes.overlap - axes.slack;
+    if gap > threshold && gap > R::ZERO {
+        return Some((true, Bounds { lower: gap, upper: max(norm(&(cb - ca)), gap) }, n));
+    }
+    let eps = max(tolerance * axes.scale, rounding);
+    let (pa, pb) = facing_points(ca, ra, ha, cb, rb, hb, &n, axes.overlap, eps)?;
+    // `pb` is within `eps` of B: its point there is a point of B.
+    let upper = norm(&(point_in_box(&pb, cb, rb, hb) - pa)) + rounding;
+    (upper <= threshold && upper.finite()).then_some((false, Bounds { lower: min(gap, upper), upper }, n))
+}
+
+/// A point of box A and one of box B, `pa − pb = overlap · n`, on the
+/// features of the boxes that face each other across the unit axis `n`
+/// (from A towards B): A's feature farthest along `n` and B's farthest
+/// along `−n` (a vertex, an edge or a face: flat within `eps`), which
+/// meet across the axis when it is a face of the boxes' CSO. Alternating
+/// projections between the two (boxes with some zero extents) find a
+/// common point. `None` when they do not meet within `eps`.
+#[allow(clippy::too_many_arguments)]
+fn facing_points<R: Real>(
+    ca: &Vec3<R>,
+    ra: &Mat3<R>,
+    ha: &Vec3<R>,
+    cb: &Vec3<R>,
+    rb: &Mat3<R>,
+    hb: &Vec3<R>,
+    n: &Vec3<R>,
+    overlap: R,
+    eps: R,
+) -> Option<(Vec3<R>, Vec3<R>)> {
+    let (fa, ha_flat) = feature(ca, ra, ha, n, eps);
+    let (fb, hb_flat) = feature(cb, rb, hb, &-n, eps);
+    let shift = n * overlap;
+    let edge = |h: &Vec3<R>| (h.x != R::ZERO) as u8 + (h.y != R::ZERO) as u8 + (h.z != R::ZERO) as u8 == 1;
+    let pa = if edge(&ha_flat) && edge(&hb_flat) {
+        // Edge across edge: A's point nearest B's edge in closed form (the
+        // projections below converge only linearly between two segments).
+        let (ea, eb) = (ra * ha_flat, rb * hb_flat);
+        segments(&(fa - ea), &(fa + ea), &(fb - eb), &(fb + eb)).0
+    } else {
+        let mut pa = fa;
+        for _ in 0..FEATURE_PROJECTIONS {
+            let pb = point_in_box(&(pa - shift), &fb, rb, &hb_flat);
+            pa = point_in_box(&(pb + shift), &fa, ra, &ha_flat);
+        }
+        pa
+    };
+    let pb = pa - shift;
+    (norm(&(point_in_box(&pb, &fb, rb, &hb_flat) - pb)) <= eps).then_some((pa, pb))
 }
 
 /// The penetration of a point into a solid cylinder (a ball's core in a

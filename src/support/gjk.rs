@@ -42,7 +42,7 @@ use super::closed_form::{self, CoreGap};
 use super::simplex::Simplex;
 use crate::math::{max, max_abs, norm, Pt3, Real, Vec3};
 use crate::query::{Bounds, Budget, Proximity, Separation, Threshold, Undetermined, Witness};
-use crate::shape::{Core, Cso, CsoPoint, Relative, SupportMap, SupportWarmStart};
+use crate::shape::{Core, CorePrimitive, Cso, CsoPoint, Relative, SupportMap, SupportWarmStart};
 
 /// Caller-owned warm-start state for temporally coherent queries (one per
 /// pair of bodies), and the statistics of the last run.
@@ -792,7 +792,8 @@ fn separated<R: Real>(simplex: &Simplex<R>, v: Vec3<R>, bounds: Bounds<R>, to_wo
 /// does it run on to convergence; converged with the threshold still
 /// inside, the distance equals it within the tolerance and the answer is
 /// `Within` (the safe side). Touching or overlapping bodies are `Within`
-/// with `lower = −∞` (no depth is computed). The iteration cap is
+/// with `lower = −∞` where GJK decides (it computes no depth; the closed
+/// forms and boxes below bound the depth too). The iteration cap is
 /// [`Threshold::Undetermined`], never `Clear`.
 ///
 /// On clear pairs this costs a few iterations where [`distance`] needs all
@@ -805,6 +806,15 @@ fn separated<R: Real>(simplex: &Simplex<R>, v: Vec3<R>, bounds: Bounds<R>, to_wo
 /// clear pair with it, as GJK's first iteration would), then by the cores'
 /// closest points; their bounds are then those of the signed distance (a
 /// negative lower bound where the bodies overlap).
+///
+/// Two boxes (or two rounded boxes, on their cores) take the same first
+/// plane, then their fifteen separating axes (face normals and edge
+/// crosses): overlapping boxes are `Within` with their depth in the bounds,
+/// boxes apart along an axis by more than the threshold `Clear`, and boxes
+/// within the threshold whose facing features meet across the best axis
+/// (a box resting on another, face on face or edge on face) `Within` at
+/// that axis's gap, all without iterating. Only boxes whose closest points
+/// are a vertex or an edge of their CSO, within the threshold, run GJK.
 ///
 /// A NaN or infinite threshold answers [`Undetermined::NonFinite`].
 ///
@@ -838,6 +848,9 @@ where
     let (a, b) = (&Relative::new(a, origin), &Relative::new(b, origin));
     let m = a.margin() + b.margin();
     if !(m > R::ZERO) {
+        if let Some(t) = box_threshold(a, b, R::ZERO, threshold, budget, cache) {
+            return t;
+        }
         return run_threshold(a, b, threshold, budget, cache);
     }
     if let Some(t) = closed_form_threshold(a, b, m, threshold, budget, cache) {
@@ -1026,8 +1039,63 @@ where
             return Some(Threshold::Clear { bounds });
         }
     }
-    let bounds = shifted(closed_form_gap(a, b, budget, cache)?.bounds, m);
+    let Some(gap) = closed_form_gap(a, b, budget, cache) else {
+        return box_threshold(a, b, m, threshold, budget, cache);
+    };
+    let bounds = shifted(gap.bounds, m);
     Some(if bounds.lower > threshold { Threshold::Clear { bounds } } else { Threshold::Within { bounds } })
+}
+
+/// The threshold query on two boxes, or two rounded boxes (margins `m`)
+/// on their cores: first the plane normal to the warm start's direction,
+/// or the centres' offset when cold (GJK's first support plane, which
+/// clears most clear pairs), then the boxes' fifteen separating axes
+/// ([`closed_form::box_threshold`]): overlapping boxes are `Within` with
+/// their depth, boxes apart along an axis by more than the threshold
+/// `Clear`, and boxes whose facing features meet across the best axis
+/// within the threshold `Within` at that axis's gap. The cache then
+/// records one iteration and the best axis. `None` for any other pair, a
+/// non-finite threshold, an invalid budget, or where the axes leave the
+/// answer open (the closest points of the boxes off every face of their
+/// CSO): GJK decides.
+#[inline]
+fn box_threshold<R, A, B>(
+    a: &A,
+    b: &B,
+    m: R,
+    threshold: R,
+    budget: &Budget<R>,
+    cache: &mut GjkWarmStart<R>,
+) -> Option<Threshold<R>>
+where
+    R: Real,
+    A: SupportMap<R> + ?Sized,
+    B: SupportMap<R> + ?Sized,
+{
+    let origin = Pt3::origin();
+    let (pa, pb) = (a.core_primitive_from(&origin)?, b.core_primitive_from(&origin)?);
+    let (CorePrimitive::Cuboid { center: ca, .. }, CorePrimitive::Cuboid { center: cb, .. }) = (&pa, &pb) else {
+        return None;
+    };
+    if !threshold.finite() || !budget.is_valid() || budget.max_iterations == 0 {
+        return None;
+    }
+    let cores_threshold = threshold + m;
+    // The cache keeps `a − b`: B lies along its opposite.
+    let toward_b = if cache.direction == Vec3::zeros() { cb - ca } else { -cache.direction };
+    cache.iterations = 1;
+    if let Some(bounds) = closed_form::plane_clears(&pa, &pb, &toward_b, cores_threshold) {
+        let bounds = shifted(bounds, m);
+        if bounds.lower > threshold {
+            return Some(Threshold::Clear { bounds });
+        }
+    }
+    let (clear, bounds, normal) = closed_form::box_threshold(&pa, &pb, cores_threshold, budget.tolerance)?;
+    cache.direction = -normal;
+    let bounds = shifted(bounds, m);
+    // Clear only when the shifted bound still clears the threshold (the
+    // rounding of `threshold + m`).
+    Some(if clear && bounds.lower > threshold { Threshold::Clear { bounds } } else { Threshold::Within { bounds } })
 }
 
 /// The cores' distance bounds as the bodies' signed-distance bounds: both

@@ -9,6 +9,7 @@ pub mod epa;
 mod frame;
 pub mod gjk;
 pub mod mpr;
+mod separating_axes;
 mod simplex;
 
 pub use simplex::Simplex;

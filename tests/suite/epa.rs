@@ -617,10 +617,24 @@ fn degenerate_input_simplices() {
     }
 }
 
+/// A body seen through its support function alone (no core primitive), so
+/// that `contact` runs GJK and EPA on it, not the boxes' separating axes.
+struct SupportOnly<'s>(&'s dyn SupportMap<f64>);
+
+impl SupportMap<f64> for SupportOnly<'_> {
+    fn support(&self, dir: &V3) -> Pt3<f64> {
+        self.0.support(dir)
+    }
+    fn center(&self) -> Pt3<f64> {
+        self.0.center()
+    }
+}
+
 /// `contact_with` on a caller-owned workspace: the depth of SAT (ground
-/// truth) on penetrating box pairs, the same answer as `contact` with the
-/// default workspace, and a workspace too small for the budget ends in
-/// `OutOfCapacity` with valid bounds, never out of bounds.
+/// truth) on penetrating box pairs seen through their support functions
+/// (EPA runs), the same answer as `contact` with the default workspace,
+/// and a workspace too small for the budget ends in `OutOfCapacity` with
+/// valid bounds, never out of bounds.
 #[test]
 fn contact_with_a_caller_workspace() {
     use narrowphase::support::contact::contact_with;
@@ -631,7 +645,8 @@ fn contact_with_a_caller_workspace() {
     let (mut out_of_capacity, mut pairs) = (0, 0);
     for _ in 0..200 {
         let (a, b, (depth, _, _)) = penetrating_pair(&mut r, 0.05);
-        let (pa, pb) = (a.placed::<f64>(), b.placed::<f64>());
+        let (boxes_a, boxes_b) = (a.placed::<f64>(), b.placed::<f64>());
+        let (pa, pb) = (SupportOnly(&boxes_a), SupportOnly(&boxes_b));
         let own = contact_with(&pa, &pb, &budget, &mut GjkWarmStart::default(), &mut epa);
         assert_eq!(own, contact(&pa, &pb, &budget, &mut GjkWarmStart::default()));
         let p = penetrating(own);

@@ -1,0 +1,220 @@
+//! The threshold query on two boxes (and rounded boxes), which decides by
+//! the fifteen separating axes where they suffice, against ground truth
+//! computed here: the distance of two separated boxes by brute force over
+//! their features (every vertex against the other box, every edge against
+//! every edge), and the depth of overlapping ones by EPA run directly at a
+//! tight tolerance.
+
+use crate::common::{pose_f32, rng, rotation, segment_segment};
+use nalgebra::{Point3, Rotation3, Translation3, Vector3};
+use narrowphase::math::Pose;
+use narrowphase::prelude::*;
+use narrowphase::query::Threshold;
+use narrowphase::support::contact::clearance;
+use rand::Rng;
+
+/// A box: pose and half-extents, with an optional rounding radius.
+#[derive(Clone, Copy, Debug)]
+struct Block {
+    pose: Pose<f64>,
+    half: Vector3<f64>,
+    rounding: f64,
+}
+
+impl Block {
+    fn vertices(&self) -> [Point3<f64>; 8] {
+        core::array::from_fn(|k| {
+            let s = |bit: usize| if k >> bit & 1 == 1 { 1.0 } else { -1.0 };
+            self.pose * Point3::new(s(0) * self.half.x, s(1) * self.half.y, s(2) * self.half.z)
+        })
+    }
+
+    /// The twelve edges: vertex pairs whose indices differ in one bit.
+    fn edges(&self) -> Vec<(Point3<f64>, Point3<f64>)> {
+        let v = self.vertices();
+        let mut e = Vec::new();
+        for k in 0..8 {
+            for bit in 0..3 {
+                if k >> bit & 1 == 0 {
+                    e.push((v[k], v[k | 1 << bit]));
+                }
+            }
+        }
+        e
+    }
+
+    /// Distance from `p` to the box (zero inside).
+    fn point_distance(&self, p: &Point3<f64>) -> f64 {
+        let x = self.pose.inverse_transform_point(p).coords;
+        x.zip_map(&self.half, |x, h| (x.abs() - h).max(0.0)).norm()
+    }
+
+    fn body<R: narrowphase::math::Real>(&self, to: impl Fn(f64) -> R, pose: Pose<R>) -> Box<dyn SupportMap<R>> {
+        let half = Vector3::new(to(self.half.x), to(self.half.y), to(self.half.z));
+        let cuboid = Cuboid::new(half).unwrap();
+        if self.rounding > 0.0 {
+            Box::new(Placed::new(Rounded::new(cuboid, Sphere::new(to(self.rounding)).unwrap()), pose))
+        } else {
+            Box::new(Placed::new(cuboid, pose))
+        }
+    }
+}
+
+/// Distance of two boxes' cores by brute force: the closest points of two
+/// convex polytopes are a vertex of one against the other, or an edge
+/// against an edge. Zero when they overlap through a vertex; an overlap
+/// through edges and faces only reads as a small positive number, which
+/// the caller tells apart with GJK.
+fn core_distance(a: &Block, b: &Block) -> f64 {
+    let mut best = f64::INFINITY;
+    for v in a.vertices() {
+        best = best.min(b.point_distance(&v));
+    }
+    for v in b.vertices() {
+        best = best.min(a.point_distance(&v));
+    }
+    for (p0, p1) in a.edges() {
+        for (q0, q1) in b.edges() {
+            best = best.min(segment_segment(&p0, &p1, &q0, &q1));
+        }
+    }
+    best
+}
+
+/// A pair of boxes around contact: random sizes and turns, some resting
+/// face on face (B turned about A's z only, offset along A's z), some
+/// rounded; `spread` the largest gap sought.
+fn random_pair(g: &mut impl Rng, case: usize) -> (Block, Block) {
+    let size = |g: &mut dyn rand::RngCore| {
+        Vector3::new(g.random_range(0.05..0.6), g.random_range(0.05..0.6), g.random_range(0.02..0.4))
+    };
+    let (ha, hb) = (size(g), size(g));
+    let pa = Pose::from_parts(Translation3::new(g.random_range(-3.0..3.0), 1.0, -0.5), rotation(g));
+    let rounding = |g: &mut dyn rand::RngCore| if g.random_bool(0.25) { g.random_range(0.005..0.05) } else { 0.0 };
+    let (ra, rb) = (rounding(g), rounding(g));
+    let gap = g.random_range(-0.2..0.3);
+    let pb = if case % 3 == 0 {
+        // Stacked: B on A's top face, turned about A's z, slid sideways.
+        let turn = Rotation3::from_axis_angle(&Vector3::z_axis(), g.random_range(0.0..1.6));
+        let side = Vector3::new(g.random_range(-0.5..0.5), g.random_range(-0.5..0.5), 0.0);
+        let up = ha.z + hb.z + ra + rb + gap;
+        Pose::from_parts(Translation3::from((pa * Point3::from(side + Vector3::z() * up)).coords), pa.rotation * turn)
+    } else {
+        // Anywhere around A, the centres `reach + gap` apart along a random
+        // direction (the gap is then only roughly the distance).
+        let dir = crate::common::unit_vector(g);
+        let reach = ha.norm() * 0.6 + hb.norm() * 0.6 + ra + rb;
+        Pose::from_parts(Translation3::from(pa.translation.vector + dir * (reach + gap)), rotation(g))
+    };
+    (Block { pose: pa, half: ha, rounding: ra }, Block { pose: pb, half: hb, rounding: rb })
+}
+
+/// Cold and warm threshold queries on 3 000 box pairs in f64 against the
+/// brute-force distance (apart) and EPA's depth (overlapping): `Clear`
+/// only above the threshold, `Within` only at or below it, the bounds
+/// holding the signed distance, never undetermined. Most overlapping pairs
+/// and most pairs resting face on face within the threshold are decided
+/// by the separating axes, in one step.
+#[test]
+fn clearance_on_boxes_agrees_with_the_features_and_epa() {
+    let mut g = rng(91);
+    let budget = Budget::default();
+    let (mut overlapping, mut overlapping_at_once, mut near, mut near_at_once) = (0, 0, 0, 0);
+    for case in 0..3000 {
+        let (a, b) = random_pair(&mut g, case);
+        let (ba, bb) = (a.body(|x| x, a.pose), b.body(|x| x, b.pose));
+        let m = a.rounding + b.rounding;
+        let apart = gjk::distance(&*ba, &*bb, &Budget::new(64, 1e-12), &mut GjkWarmStart::default());
+        // The truth, and how far it is known: exact to rounding when apart;
+        // EPA's certified interval when overlapping (rounded boxes are
+        // curved, where EPA stops at its tolerance).
+        let (truth, known) = match apart {
+            GjkOutcome::Separated(_) => (core_distance(&a, &b) - m, 1e-10),
+            GjkOutcome::Penetrating(simplex) => {
+                let Proximity::Penetrating(p) = epa::penetration(&*ba, &*bb, &simplex, &Budget::new(200, 1e-10)) else {
+                    continue;
+                };
+                (-p.depth, p.bounds.gap() + 1e-10)
+            }
+            GjkOutcome::Undetermined { .. } => continue,
+        };
+        if truth.abs() < 1e-7 {
+            continue; // touching: either answer is right
+        }
+        let threshold = g.random_range(0.0..0.25);
+        let mut cache = GjkWarmStart::default();
+        for warm in [false, true] {
+            let out = clearance(&*ba, &*bb, threshold, &budget, &mut cache);
+            let (bounds, clear) = match out {
+                Threshold::Clear { bounds } => (bounds, true),
+                Threshold::Within { bounds } => (bounds, false),
+                Threshold::Undetermined { .. } => panic!("case {case} (warm {warm}): {out:?}, truth {truth}"),
+            };
+            assert!(
+                bounds.lower <= truth + known && truth <= bounds.upper + known,
+                "case {case} (warm {warm}): {out:?} against {truth}"
+            );
+            if (truth - threshold).abs() > known {
+                assert_eq!(
+                    clear,
+                    truth > threshold,
+                    "case {case} (warm {warm}): {out:?} against {truth} at {threshold}"
+                );
+            }
+            if !warm && truth < 0.0 {
+                overlapping += 1;
+                overlapping_at_once += usize::from(cache.iterations == 1);
+            }
+            if !warm && truth >= 0.0 && truth <= threshold && case % 3 == 0 {
+                near += 1;
+                near_at_once += usize::from(cache.iterations == 1);
+            }
+        }
+    }
+    assert!(overlapping > 400 && near > 50, "{overlapping} overlapping, {near} near pairs resting face on face");
+    assert!(
+        overlapping_at_once * 10 >= overlapping * 9,
+        "{overlapping_at_once} of {overlapping} overlapping in one step"
+    );
+    assert!(near_at_once * 10 >= near * 9, "{near_at_once} of {near} near pairs in one step");
+}
+
+/// The same pairs in f32, poses rounded: the answer agrees with the f64
+/// truth wherever the truth is farther than f32 rounding from the
+/// threshold, and the bounds hold it to f32 rounding.
+#[test]
+fn clearance_on_boxes_in_f32() {
+    let mut g = rng(92);
+    let budget = Budget::<f32>::default();
+    for case in 0..1500 {
+        let (a, b) = random_pair(&mut g, case);
+        let (ba, bb) = (a.body(|x| x, a.pose), b.body(|x| x, b.pose));
+        let m = a.rounding + b.rounding;
+        let truth = match gjk::distance(&*ba, &*bb, &Budget::new(64, 1e-12), &mut GjkWarmStart::default()) {
+            GjkOutcome::Separated(_) => core_distance(&a, &b) - m,
+            GjkOutcome::Penetrating(simplex) => {
+                match epa::penetration(&*ba, &*bb, &simplex, &Budget::new(200, 1e-10)) {
+                    Proximity::Penetrating(p) => -p.depth,
+                    _ => continue,
+                }
+            }
+            GjkOutcome::Undetermined { .. } => continue,
+        };
+        let threshold = g.random_range(0.0..0.25);
+        let (a32, b32) = (a.body(|x| x as f32, pose_f32(&a.pose)), b.body(|x| x as f32, pose_f32(&b.pose)));
+        let out = clearance(&*a32, &*b32, threshold as f32, &budget, &mut GjkWarmStart::default());
+        let rounding = 2e-5;
+        let (bounds, clear) = match out {
+            Threshold::Clear { bounds } => (bounds, true),
+            Threshold::Within { bounds } => (bounds, false),
+            Threshold::Undetermined { .. } => panic!("case {case}: {out:?}, truth {truth}"),
+        };
+        assert!(
+            f64::from(bounds.lower) <= truth + rounding && truth <= f64::from(bounds.upper) + rounding,
+            "case {case}: {out:?} against {truth}"
+        );
+        if (truth - threshold).abs() > rounding {
+            assert_eq!(clear, truth > threshold, "case {case}: {out:?} against {truth} at {threshold}");
+        }
+    }
+}
