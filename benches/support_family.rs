@@ -50,9 +50,9 @@
 //! and `coal_nesterov` (Nesterov-accelerated GJK):
 //! - `dist`: `enable_signed_distance = false` (GJK only), against
 //!   `ours_f64_cold` (our f64 GJK at coal's tolerance, [`budget_vs_coal`]);
-//!   on capsules also `ours_contact_f64` (`contact`: the segments' distance
-//!   in closed form, radii added; coal's capsule–capsule distance is
-//!   closed-form too);
+//!   on round pairs and boxes also `ours_contact_f64` (`contact`: the
+//!   cores' distance in closed form, radii added, or the boxes' separating
+//!   axes; coal's capsule–capsule distance is closed-form too);
 //! - `seq`: `coal_warm`, `coal_nesterov_warm` (`GJKInitialGuess::CachedGuess`
 //!   and support hints carried along each trajectory) against `ours_f64_warm`;
 //! - `hit`: `collide` with `enable_contact = false` and `distance_upper_bound
@@ -204,10 +204,11 @@ struct Spec<SA32, SB32, SA64, SB64> {
     parry_exact: bool,
     /// Also time parry's generic GJK (its dispatcher special-cases the pair).
     parry_gjk: bool,
-    /// Round bodies: also time `contact` (the cores' distance, radii added)
-    /// in the `dist` group against coal, whose capsule–capsule distance is
-    /// closed-form.
-    round: bool,
+    /// Pairs `contact` answers in closed form (round bodies: the cores'
+    /// distance, radii added; two boxes: their separating axes): also time
+    /// `contact` in the `dist` group against coal, whose capsule–capsule
+    /// distance is closed-form.
+    closed_form: bool,
     /// coal's shapes of the same geometry in our frames (empty without coal).
     coal_a: Vec<CoalShape>,
     coal_b: Vec<CoalShape>,
@@ -918,7 +919,7 @@ where
             }),
         );
     }
-    if with_coal && spec.round {
+    if with_coal && spec.closed_form {
         add(
             "dist",
             "ours_contact_f64",
@@ -1426,7 +1427,7 @@ fn primitive<SA32, SB32, SA64, SB64>(
         fix_b: b.3,
         parry_exact,
         parry_gjk,
-        round: false,
+        closed_form: false,
         coal_a: a.4.into_iter().collect(),
         coal_b: b.4.into_iter().collect(),
     }
@@ -1541,7 +1542,7 @@ fn main() {
             fix_b: id,
             parry_exact: true,
             parry_gjk: false,
-            round: false,
+            closed_form: false,
             coal_a,
             coal_b,
         };
@@ -1567,7 +1568,7 @@ fn main() {
             fix_b: id,
             parry_exact: true,
             parry_gjk: false,
-            round: true,
+            closed_form: true,
             coal_a,
             coal_b: CoalShape::capsule(0.5, 0.3).into_iter().collect(),
         };
@@ -1586,7 +1587,8 @@ fn main() {
         )
     };
     if wanted("box") {
-        run(&mut c, &mut reg, &mode, primitive("box", cuboid(), cuboid(), true, true), 21);
+        let spec = Spec { closed_form: true, ..primitive("box", cuboid(), cuboid(), true, true) };
+        run(&mut c, &mut reg, &mode, spec, 21);
     }
 
     let capsule = || {
@@ -1599,7 +1601,7 @@ fn main() {
         )
     };
     if wanted("capsule") {
-        let spec = Spec { round: true, ..primitive("capsule", capsule(), capsule(), true, false) };
+        let spec = Spec { closed_form: true, ..primitive("capsule", capsule(), capsule(), true, false) };
         run(&mut c, &mut reg, &mode, spec, 22);
     }
 
@@ -1615,7 +1617,7 @@ fn main() {
         )
     };
     if wanted("sphere_box") {
-        let spec = Spec { round: true, ..primitive("sphere_box", sphere(), cuboid(), true, false) };
+        let spec = Spec { closed_form: true, ..primitive("sphere_box", sphere(), cuboid(), true, false) };
         run(&mut c, &mut reg, &mode, spec, 26);
     }
 
@@ -1644,7 +1646,7 @@ fn main() {
     // A ball against a cylinder (a URDF's spheres and cylinders): ours in
     // closed form while the centre is outside the cylinder.
     if wanted("sphere_cyl") {
-        let spec = Spec { round: true, ..primitive("sphere_cyl", sphere(), cylinder(), true, false) };
+        let spec = Spec { closed_form: true, ..primitive("sphere_cyl", sphere(), cylinder(), true, false) };
         run(&mut c, &mut reg, &mode, spec, 28);
     }
 

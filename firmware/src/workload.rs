@@ -84,6 +84,9 @@ pub enum Family {
     /// poses of the GJK family, cold: the threshold query beside the full
     /// distance query.
     ClearanceBoxBox,
+    /// `contact`, box–box, the 50 poses of the GJK family (apart and
+    /// overlapping), cold: the separating axes, GJK where they leave it open.
+    ContactBoxBox,
     /// One control tick of a robot cell (`narrowphase::scene`): a 7-link
     /// capsule arm, a table and a person (torso capsule, head sphere),
     /// 10 bodies and 36 pairs, poses set and `Scene::tick` run, along a
@@ -107,7 +110,7 @@ pub enum Family {
 }
 
 /// Every family, in the order they run.
-pub const FAMILIES: [Family; 22] = [
+pub const FAMILIES: [Family; 23] = [
     Family::Empty,
     Family::GjkBoxBoxCold,
     Family::GjkIntersectBoxBox,
@@ -124,6 +127,7 @@ pub const FAMILIES: [Family; 22] = [
     Family::EllipsoidDistanceBoxBox,
     Family::MinkowskiEllipsoidSuperquadric,
     Family::ClearanceBoxBox,
+    Family::ContactBoxBox,
     Family::SceneTickArm,
     Family::GjkBoxBoxSweep,
     Family::GjkIntersectBoxBoxSweep,
@@ -152,6 +156,7 @@ impl Family {
             Family::EllipsoidDistanceBoxBox => "ellipsoid_method_distance_box_box",
             Family::MinkowskiEllipsoidSuperquadric => "minkowski_ellipsoid_superquadric",
             Family::ClearanceBoxBox => "gjk_distance_below_box_box",
+            Family::ContactBoxBox => "contact_box_box",
             Family::SceneTickArm => "scene_tick_arm_cell",
             Family::GjkBoxBoxSweep => "gjk_distance_box_box_sweep",
             Family::GjkIntersectBoxBoxSweep => "gjk_intersect_box_box_sweep",
@@ -186,7 +191,8 @@ impl Family {
             | Family::MprIntersectBoxBox
             | Family::EllipsoidCollisionBoxBox
             | Family::EllipsoidDistanceBoxBox
-            | Family::ClearanceBoxBox => BOX_POSES,
+            | Family::ClearanceBoxBox
+            | Family::ContactBoxBox => BOX_POSES,
             Family::SceneTickArm => TICKS,
             Family::GjkPoly200Warm | Family::GjkPoly200Cold => FRAMES,
             Family::EpaContactBoxBox | Family::EpaWorkspaceBoxBox | Family::MprPenetrationBoxBox => DEEP_POSES,
@@ -684,6 +690,17 @@ pub fn run<P: Probe>(family: Family, probe: &mut P, poly: &Polytope<'_, f32>, ep
                 let o = minkowski_sq(&sq, &pa, &e, &pb, &budget);
                 probe.stop();
                 ans.minkowski(&black_box(o));
+            }
+        }
+        Family::ContactBoxBox => {
+            for i in 0..family.count() {
+                let (pa, pb) = box_pose(1, i, 0.05, 0.45);
+                let (a, b) = (black_box(Placed::new(box_a, pa)), black_box(Placed::new(box_b, pb)));
+                let mut cache = GjkWarmStart::default();
+                probe.start();
+                let o = contact_box(&a, &b, &budget, &mut cache);
+                probe.stop();
+                ans.prox(&black_box(o));
             }
         }
         Family::ClearanceBoxBox => {

@@ -6,8 +6,12 @@
 //! [`clearance`](super::contact::clearance) take the closed form when the
 //! two bounds agree to the budget's tolerance and certify a gap, and run GJK
 //! otherwise (overlapping or touching cores, a pair with no closed form).
+//!
+//! Two boxes are answered by their separating axes
+//! ([`super::separating_axes`]): the depth where they overlap, the distance
+//! where the features facing each other across the best axis meet.
 
-use super::separating_axes::box_axes;
+use super::separating_axes::{box_axes, BoxAxes};
 use crate::math::{max, max_abs, min, norm, Mat3, Pt3, Real, Vec3};
 use crate::query::{Bounds, Budget, Penetration, Proximity, Separation, Undetermined, Witness};
 use crate::shape::CorePrimitive;
@@ -394,69 +398,61 @@ fn extent<R: Real>(c: &CorePrimitive<R>) -> R {
     }
 }
 
-/// The penetration of two overlapping boxes by the separating-axis test
-/// ([`box_axes`]): the least overlap of their shadows over the fifteen axes
-/// is the depth, along the axis that gives it, certified to the axes'
-/// tilt. `None` when the boxes do not overlap along some axis (rounding
-/// disagrees with the caller's test: EPA decides), when the bounds are
-/// further apart than `tolerance · scale`, or when anything is not finite.
+/// Two boxes' contact by the separating-axis test ([`box_axes`]), in
+/// closed form: overlapping, the depth ([`Boxes::depth`]); apart, the
+/// distance where the features facing each other across the best axis
+/// meet across it ([`Boxes::gap`]). `tolerance` is the distance's,
+/// `depth_tolerance` the depth's (relative to the scale). `None` when the
+/// pair is not two boxes, when the boxes touch within rounding, where the
+/// closed form does not certify the answer to the tolerance (GJK, then EPA
+/// decide), or when anything is not finite.
+pub(crate) fn box_contact<R: Real>(
+    a: &CorePrimitive<R>,
+    b: &CorePrimitive<R>,
+    tolerance: R,
+    depth_tolerance: R,
+) -> Option<Proximity<R>> {
+    let boxes = Boxes::of(a, b)?;
+    let axes = boxes.axes()?;
+    if axes.overlap > R::ZERO {
+        boxes.depth(&axes, depth_tolerance).map(Proximity::Penetrating)
+    } else {
+        boxes.gap(&axes, tolerance).map(Proximity::Separated)
+    }
+}
+
+/// The penetration of two overlapping boxes ([`Boxes::depth`]), for
+/// `contact` after GJK has found them overlapping; `None` where the
+/// separating axes do not give it (EPA decides).
 pub(crate) fn box_penetration<R: Real>(
     a: &CorePrimitive<R>,
     b: &CorePrimitive<R>,
     tolerance: R,
 ) -> Option<Penetration<R>> {
-    let (
-        CorePrimitive::Cuboid { center: ca, axes: ra, half_extents: ha },
-        CorePrimitive::Cuboid { center: cb, axes: rb, half_extents: hb },
-    ) = (a, b)
-    else {
-        return None;
-    };
-    let axes = box_axes(ca, ra, ha, cb, rb, hb)?;
-    let (depth, n, scale) = (axes.overlap, axes.normal, axes.scale);
-    let rounding = R::lit(16.0) * R::EPSILON * scale;
-    let lower = depth - axes.worst_slack;
-    if !(depth > R::ZERO) || !(depth - lower <= max(tolerance * scale, rounding * R::lit(2.0))) {
-        return None;
-    }
-    let eps = max(tolerance * scale, rounding);
-    let (pa, pb) = facing_points(ca, ra, ha, cb, rb, hb, &n, depth, eps)?;
-    Some(Penetration {
-        depth,
-        bounds: Bounds { lower: max(lower, R::ZERO), upper: depth + rounding },
-        witness: Witness { point_a: Pt3::from(pa), point_b: Pt3::from(pb), normal: n },
-    })
+    let boxes = Boxes::of(a, b)?;
+    boxes.depth(&boxes.axes()?, tolerance)
 }
 
 /// Two boxes' signed-distance bounds by the separating-axis test
 /// ([`box_axes`]), where they decide against `threshold`, and the best
 /// axis (unit, from A towards B):
 /// - overlapping along every axis: `Within`, the depth certified to the
-///   axes' tilt;
+///   axes' tilt (the deepest points are not needed);
 /// - apart along some axis by more than `threshold` (less its slack):
 ///   `Clear`, the upper bound the distance of the centres;
-/// - apart by at most `threshold`: the boxes' features facing each other
-///   across the best axis, where they meet across it ([`facing_points`]),
-///   are that axis's gap apart: `Within` when their distance is at most
-///   `threshold`.
+/// - apart by at most `threshold`: `Within` where the distance in closed
+///   form ([`Boxes::gap`]) is at most `threshold`.
 ///
-/// `None` otherwise (the closest points of the boxes are not across a
-/// face of their CSO, or rounding leaves the answer open: GJK decides),
-/// and when the pair is not two boxes or anything is not finite.
+/// The flag is `true` for `Clear`. `None` otherwise (GJK decides), and
+/// when the pair is not two boxes or anything is not finite.
 pub(crate) fn box_threshold<R: Real>(
     a: &CorePrimitive<R>,
     b: &CorePrimitive<R>,
     threshold: R,
     tolerance: R,
 ) -> Option<(bool, Bounds<R>, Vec3<R>)> {
-    let (
-        CorePrimitive::Cuboid { center: ca, axes: ra, half_extents: ha },
-        CorePrimitive::Cuboid { center: cb, axes: rb, half_extents: hb },
-    ) = (a, b)
-    else {
-        return None;
-    };
-    let axes = box_axes(ca, ra, ha, cb, rb, hb)?;
+    let boxes = Boxes::of(a, b)?;
+    let axes = boxes.axes()?;
     let n = axes.normal;
     let rounding = R::lit(16.0) * R::EPSILON * axes.scale;
     if axes.overlap > R::ZERO {
@@ -470,53 +466,119 @@ pub(crate) fn box_threshold<R: Real>(
     // A lower bound on the distance along any unit axis, the best one's.
     let gap = -axes.overlap - axes.slack;
     if gap > threshold && gap > R::ZERO {
-        return Some((true, Bounds { lower: gap, upper: max(norm(&(cb - ca)), gap) }, n));
+        return Some((true, Bounds { lower: gap, upper: max(norm(&(boxes.cb - boxes.ca)), gap) }, n));
     }
-    let eps = max(tolerance * axes.scale, rounding);
-    let (pa, pb) = facing_points(ca, ra, ha, cb, rb, hb, &n, axes.overlap, eps)?;
-    // `pb` is within `eps` of B: its point there is a point of B.
-    let upper = norm(&(point_in_box(&pb, cb, rb, hb) - pa)) + rounding;
-    (upper <= threshold && upper.finite()).then_some((false, Bounds { lower: min(gap, upper), upper }, n))
+    let apart = boxes.gap(&axes, tolerance)?;
+    (apart.bounds.upper <= threshold).then_some((false, apart.bounds, n))
 }
 
-/// A point of box A and one of box B, `pa − pb = overlap · n`, on the
-/// features of the boxes that face each other across the unit axis `n`
-/// (from A towards B): A's feature farthest along `n` and B's farthest
-/// along `−n` (a vertex, an edge or a face: flat within `eps`), which
-/// meet across the axis when it is a face of the boxes' CSO. Alternating
-/// projections between the two (boxes with some zero extents) find a
-/// common point. `None` when they do not meet within `eps`.
-#[allow(clippy::too_many_arguments)]
-fn facing_points<R: Real>(
-    ca: &Vec3<R>,
-    ra: &Mat3<R>,
-    ha: &Vec3<R>,
-    cb: &Vec3<R>,
-    rb: &Mat3<R>,
-    hb: &Vec3<R>,
-    n: &Vec3<R>,
-    overlap: R,
-    eps: R,
-) -> Option<(Vec3<R>, Vec3<R>)> {
-    let (fa, ha_flat) = feature(ca, ra, ha, n, eps);
-    let (fb, hb_flat) = feature(cb, rb, hb, &-n, eps);
-    let shift = n * overlap;
-    let edge = |h: &Vec3<R>| (h.x != R::ZERO) as u8 + (h.y != R::ZERO) as u8 + (h.z != R::ZERO) as u8 == 1;
-    let pa = if edge(&ha_flat) && edge(&hb_flat) {
-        // Edge across edge: A's point nearest B's edge in closed form (the
-        // projections below converge only linearly between two segments).
-        let (ea, eb) = (ra * ha_flat, rb * hb_flat);
-        segments(&(fa - ea), &(fa + ea), &(fb - eb), &(fb + eb)).0
-    } else {
-        let mut pa = fa;
-        for _ in 0..FEATURE_PROJECTIONS {
-            let pb = point_in_box(&(pa - shift), &fb, rb, &hb_flat);
-            pa = point_in_box(&(pb + shift), &fa, ra, &ha_flat);
+/// Two boxes, each as its centre, rotation and half-extents.
+struct Boxes<'p, R: Real> {
+    ca: &'p Vec3<R>,
+    ra: &'p Mat3<R>,
+    ha: &'p Vec3<R>,
+    cb: &'p Vec3<R>,
+    rb: &'p Mat3<R>,
+    hb: &'p Vec3<R>,
+}
+
+impl<'p, R: Real> Boxes<'p, R> {
+    /// The pair, when both primitives are boxes.
+    fn of(a: &'p CorePrimitive<R>, b: &'p CorePrimitive<R>) -> Option<Self> {
+        match (a, b) {
+            (
+                CorePrimitive::Cuboid { center: ca, axes: ra, half_extents: ha },
+                CorePrimitive::Cuboid { center: cb, axes: rb, half_extents: hb },
+            ) => Some(Self { ca, ra, ha, cb, rb, hb }),
+            _ => None,
         }
-        pa
-    };
-    let pb = pa - shift;
-    (norm(&(point_in_box(&pb, &fb, rb, &hb_flat) - pb)) <= eps).then_some((pa, pb))
+    }
+
+    fn axes(&self) -> Option<BoxAxes<R>> {
+        box_axes(self.ca, self.ra, self.ha, self.cb, self.rb, self.hb)
+    }
+
+    /// Overlapping boxes: the least overlap over the axes is the depth,
+    /// along its axis, certified to the axes' tilt; the deepest points
+    /// are where the features facing each other across the axis meet
+    /// ([`Boxes::facing_points`]). `None` when the bounds are further apart
+    /// than `tolerance · scale` or the features do not meet.
+    fn depth(&self, axes: &BoxAxes<R>, tolerance: R) -> Option<Penetration<R>> {
+        let (depth, n, scale) = (axes.overlap, axes.normal, axes.scale);
+        let rounding = R::lit(16.0) * R::EPSILON * scale;
+        let lower = depth - axes.worst_slack;
+        if !(depth > R::ZERO) || !(depth - lower <= max(tolerance * scale, rounding * R::lit(2.0))) {
+            return None;
+        }
+        let (pa, pb) = self.facing_points(&n, depth, max(tolerance * scale, rounding))?;
+        Some(Penetration {
+            depth,
+            bounds: Bounds { lower: max(lower, R::ZERO), upper: depth + rounding },
+            witness: Witness { point_a: Pt3::from(pa), point_b: Pt3::from(pb), normal: n },
+        })
+    }
+
+    /// Boxes apart along the best axis: where the features facing each
+    /// other across it meet across it, their points are the axis's gap
+    /// apart, which bounds the distance from below; the distance, certified
+    /// (upper bound: those points' distance). `None` when they touch within
+    /// rounding, when the features do not meet (the closest points are off
+    /// every face of the CSO), or when the bounds are further apart than
+    /// `tolerance · scale`.
+    fn gap(&self, axes: &BoxAxes<R>, tolerance: R) -> Option<Separation<R>> {
+        let (n, scale) = (axes.normal, axes.scale);
+        let rounding = R::lit(16.0) * R::EPSILON * scale;
+        let lower = -axes.overlap - axes.slack;
+        if !(lower > rounding) {
+            return None;
+        }
+        let (pa, pb) = self.facing_points(&n, axes.overlap, max(tolerance * scale, rounding))?;
+        // `pb` is within the tolerance of B: its point there is a point of B.
+        let d = point_in_box(&pb, self.cb, self.rb, self.hb) - pa;
+        let squared = d.dot(&d);
+        if !(squared >= R::MIN_POSITIVE && squared <= R::MAX) {
+            return None;
+        }
+        let distance = Real::sqrt(squared);
+        let upper = distance + rounding;
+        if !(upper - lower <= max(tolerance * scale, rounding * R::lit(2.0))) {
+            return None;
+        }
+        Some(Separation {
+            distance,
+            bounds: Bounds { lower: min(lower, distance), upper },
+            witness: Witness { point_a: Pt3::from(pa), point_b: Pt3::from(pa + d), normal: d * (R::ONE / distance) },
+        })
+    }
+
+    /// A point of box A and one of box B, `pa − pb = overlap · n`, on the
+    /// features of the boxes that face each other across the unit axis `n`
+    /// (from A towards B): A's feature farthest along `n` and B's farthest
+    /// along `−n` (a vertex, an edge or a face: flat within `eps`), which
+    /// meet across the axis when it is a face of the boxes' CSO. An edge
+    /// facing an edge meets it at their closest points (closed form);
+    /// other features by alternating projections between the two (boxes
+    /// with some zero extents). `None` when they do not meet within `eps`.
+    fn facing_points(&self, n: &Vec3<R>, overlap: R, eps: R) -> Option<(Vec3<R>, Vec3<R>)> {
+        let (fa, ha_flat) = feature(self.ca, self.ra, self.ha, n, eps);
+        let (fb, hb_flat) = feature(self.cb, self.rb, self.hb, &-n, eps);
+        let shift = n * overlap;
+        let edge = |h: &Vec3<R>| (h.x != R::ZERO) as u8 + (h.y != R::ZERO) as u8 + (h.z != R::ZERO) as u8 == 1;
+        let pa = if edge(&ha_flat) && edge(&hb_flat) {
+            // The projections converge only linearly between two segments.
+            let (ea, eb) = (self.ra * ha_flat, self.rb * hb_flat);
+            segments(&(fa - ea), &(fa + ea), &(fb - eb), &(fb + eb)).0
+        } else {
+            let mut pa = fa;
+            for _ in 0..FEATURE_PROJECTIONS {
+                let pb = point_in_box(&(pa - shift), &fb, self.rb, &hb_flat);
+                pa = point_in_box(&(pb + shift), &fa, self.ra, &ha_flat);
+            }
+            pa
+        };
+        let pb = pa - shift;
+        (norm(&(point_in_box(&pb, &fb, self.rb, &hb_flat) - pb)) <= eps).then_some((pa, pb))
+    }
 }
 
 /// The penetration of a point into a solid cylinder (a ball's core in a

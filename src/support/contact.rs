@@ -7,7 +7,7 @@ use super::frame::ToWorld;
 use super::gjk::{self, GjkOutcome, GjkWarmStart};
 use super::Simplex;
 use crate::math::{max, max_abs, Pt3, Real, Vec3};
-use crate::query::{Bounds, Budget, Penetration, Proximity, Threshold, Undetermined};
+use crate::query::{Bounds, Budget, Penetration, Proximity, Separation, Threshold, Undetermined};
 use crate::shape::{Core, Cso, Relative, SupportMap};
 
 /// Signed distance, witness points and normal of `a` and `b`.
@@ -37,11 +37,17 @@ use crate::shape::{Core, Cso, Relative, SupportMap};
 /// bounds that rounding leaves further apart than the tolerance, go to GJK
 /// (then EPA). The warm start then records one iteration.
 ///
-/// **Boxes.** Overlapping boxes (the bodies, or the cores of rounded
-/// boxes) take the separating-axis depth over their fifteen axes instead
-/// of EPA: exact, certified, deepest points on both surfaces. A sphere
-/// whose centre is inside a cylinder (or a rounded one) takes the
-/// shallower of the side's and the nearer cap's depth, exact too.
+/// **Boxes.** Two boxes (the bodies, or the cores of rounded boxes) are
+/// answered by their fifteen separating axes (face normals and edge
+/// crosses) without GJK: overlapping, the least overlap is the depth,
+/// exact and certified, with the deepest points on both surfaces; apart,
+/// where the features facing each other across the best axis meet across
+/// it (a face over a face, an edge across an edge, a corner over a face),
+/// their points are the distance apart, certified by the axis's gap. Only
+/// boxes whose closest points are off every face of their CSO (a corner
+/// nearest a corner or an edge) run GJK. A sphere whose centre is inside
+/// a cylinder (or a rounded one) takes the shallower of the side's and the
+/// nearer cap's depth, exact too.
 ///
 /// Otherwise GJK runs on the bodies; a separation is returned as is, an
 /// intersection is handed to EPA, and an undetermined GJK answer passes
@@ -240,6 +246,10 @@ where
     if a.margin() + b.margin() > R::ZERO {
         return from_cores(a, b, budget, cache, epa, to_world);
     }
+    if let Some(mut answer) = boxes(a, b, budget, cache) {
+        answer.to_world(to_world);
+        return answer;
+    }
     // GJK's simplex stays in the pair frame: EPA starts from it.
     match gjk::run_before_epa(a, b, budget, cache) {
         GjkOutcome::Separated(mut s) => {
@@ -338,19 +348,18 @@ where
         return closed_form::with_margins(&gap.separation(), max(gap.scale, m), ma, mb, budget, to_world);
     }
     let (core_a, core_b) = (Core(a), Core(b));
+    // GJK's tolerance at the problem's scale: "touching" below it.
+    let scale = |s: &Separation<R>| max(max(max_abs(&s.witness.point_a.coords), max_abs(&s.witness.point_b.coords)), m);
+    match boxes(&core_a, &core_b, budget, cache) {
+        Some(Proximity::Separated(s)) => return closed_form::with_margins(&s, scale(&s), ma, mb, budget, to_world),
+        Some(Proximity::Penetrating(p)) => return deepened(&p, ma, mb, to_world),
+        _ => {}
+    }
     match gjk::run_before_epa(&core_a, &core_b, budget, cache) {
-        GjkOutcome::Separated(s) => {
-            // GJK's tolerance at the problem's scale: "touching" below it.
-            let scale = max(max(max_abs(&s.witness.point_a.coords), max_abs(&s.witness.point_b.coords)), m);
-            closed_form::with_margins(&s, scale, ma, mb, budget, to_world)
-        }
+        GjkOutcome::Separated(s) => closed_form::with_margins(&s, scale(&s), ma, mb, budget, to_world),
         GjkOutcome::Penetrating(simplex) => {
-            match penetration(&core_a, &core_b, &simplex, budget, cache, epa, to_world) {
-                Proximity::Penetrating(p) => Proximity::Penetrating(Penetration {
-                    depth: p.depth + m,
-                    bounds: Bounds { lower: p.bounds.lower + m, upper: p.bounds.upper + m },
-                    witness: closed_form::swept(&p.witness, ma, mb, &Vec3::zeros()),
-                }),
+            match penetration(&core_a, &core_b, &simplex, budget, cache, epa, &Vec3::zeros()) {
+                Proximity::Penetrating(p) => deepened(&p, ma, mb, to_world),
                 Proximity::Undetermined { reason, bounds } => Proximity::Undetermined {
                     reason,
                     bounds: Bounds { lower: bounds.lower - m, upper: bounds.upper - m },
@@ -363,6 +372,47 @@ where
         }
         GjkOutcome::Undetermined { reason, bounds } => undetermined_gjk(reason, bounds, m),
     }
+}
+
+/// The penetration of two cores (pair frame) as the bodies' with margins
+/// `ma`, `mb`: depth and bounds plus the margins, witnesses moved out to
+/// the surfaces, then by `to_world`.
+fn deepened<R: Real>(p: &Penetration<R>, ma: R, mb: R, to_world: &Vec3<R>) -> Proximity<R> {
+    let m = ma + mb;
+    Proximity::Penetrating(Penetration {
+        depth: p.depth + m,
+        bounds: Bounds { lower: p.bounds.lower + m, upper: p.bounds.upper + m },
+        witness: closed_form::swept(&p.witness, ma, mb, to_world),
+    })
+}
+
+/// Two boxes (the bodies, or the cores of rounded ones) in closed form by
+/// their separating axes ([`closed_form::box_contact`]): the depth where
+/// they overlap, the distance where their facing features meet across the
+/// best axis, without GJK. The cache then records one iteration and
+/// `−normal` (the direction GJK would keep, from B towards A). Pair frame;
+/// `None` for any other pair, an invalid budget, or where the axes leave
+/// the answer open (GJK, then EPA, decide).
+fn boxes<R, A, B>(a: &A, b: &B, budget: &Budget<R>, cache: &mut GjkWarmStart<R>) -> Option<Proximity<R>>
+where
+    R: Real,
+    A: SupportMap<R> + ?Sized,
+    B: SupportMap<R> + ?Sized,
+{
+    let origin = Pt3::origin();
+    let (pa, pb) = (a.core_primitive_from(&origin)?, b.core_primitive_from(&origin)?);
+    if !budget.is_valid() || budget.max_iterations == 0 {
+        return None;
+    }
+    let answer = closed_form::box_contact(&pa, &pb, budget.tolerance, depth_budget(budget).tolerance)?;
+    let normal = match &answer {
+        Proximity::Separated(s) => s.witness.normal,
+        Proximity::Penetrating(p) => p.witness.normal,
+        Proximity::Undetermined { .. } => return None,
+    };
+    cache.direction = -normal;
+    cache.iterations = 1;
+    Some(answer)
 }
 
 /// Threshold query on any convex pair: is the signed distance of `a` and

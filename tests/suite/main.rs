@@ -16,7 +16,7 @@
 mod common;
 
 mod adversarial;
-mod box_threshold;
+mod boxes;
 mod closed_form;
 mod closed_form_cylinder;
 mod contact_margin;

@@ -413,7 +413,11 @@ const STACK_HEADER: &str = "\
 # over the family's corpus; release build, thumbv7em-none-eabihf, QEMU
 # mps2-an386. `bound` is the documented bound (measured + 1/8, rounded up to
 # 64 bytes): `cargo xtask test --only fw-stack` fails when a query grows past
-# it. Written by `cargo xtask fw stack --update`.
+# it. Where a query reserves more than its corpus paints (`contact`'s EPA
+# workspace, built on the stack only on the path that runs EPA), `frame` is
+# that reservation as measured with every slot written, and the bound is
+# taken from it. Written by `cargo xtask fw stack --update`, which keeps
+# each `frame`.
 ";
 
 fn stack(update: bool) -> Result {
@@ -431,11 +435,18 @@ fn stack(update: bool) -> Result {
     }
     let path = Path::new(FW).join("stack.toml");
     if update {
+        let stored = read_table(&path).unwrap_or_default();
         let t: Table = fresh
             .iter()
             .map(|(n, &b)| {
-                let bound = (b + b / 8).div_ceil(64) * 64;
-                (n.clone(), BTreeMap::from([("measured".to_string(), b), ("bound".to_string(), bound)]))
+                let frame = stored.get(n).and_then(|s| s.get("frame")).copied();
+                let reserved = b.max(frame.unwrap_or(0));
+                let bound = (reserved + reserved / 8).div_ceil(64) * 64;
+                let mut row = BTreeMap::from([("measured".to_string(), b), ("bound".to_string(), bound)]);
+                if let Some(frame) = frame {
+                    row.insert("frame".to_string(), frame);
+                }
+                (n.clone(), row)
             })
             .collect();
         return write_table(&path, STACK_HEADER, &t);

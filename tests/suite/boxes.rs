@@ -1,6 +1,6 @@
-//! The threshold query on two boxes (and rounded boxes), which decides by
-//! the fifteen separating axes where they suffice, against ground truth
-//! computed here: the distance of two separated boxes by brute force over
+//! `contact` and the threshold query on two boxes (and rounded boxes),
+//! which decide by the fifteen separating axes where they suffice, against
+//! ground truth computed here: the distance of two separated boxes by brute force over
 //! their features (every vertex against the other box, every edge against
 //! every edge), and the depth of overlapping ones by EPA run directly at a
 //! tight tolerance.
@@ -10,7 +10,7 @@ use nalgebra::{Point3, Rotation3, Translation3, Vector3};
 use narrowphase::math::Pose;
 use narrowphase::prelude::*;
 use narrowphase::query::Threshold;
-use narrowphase::support::contact::clearance;
+use narrowphase::support::contact::{clearance, contact};
 use rand::Rng;
 
 /// A box: pose and half-extents, with an optional rounding radius.
@@ -217,4 +217,66 @@ fn clearance_on_boxes_in_f32() {
             assert_eq!(clear, truth > threshold, "case {case}: {out:?} against {truth} at {threshold}");
         }
     }
+}
+
+/// `contact` on 3 000 box pairs in f64, apart ones against the brute-force
+/// distance (to 1e-9, the bounds holding it, the witnesses on the
+/// surfaces, `point_b − point_a = distance · normal`), overlapping ones
+/// against EPA's certified depth. Nearly every overlapping pair and four in
+/// five pairs resting on each other are answered in one step (no GJK).
+#[test]
+fn contact_on_boxes_agrees_with_the_features_and_epa() {
+    let mut g = rng(93);
+    let budget = Budget::default();
+    let (mut apart, mut stacked, mut stacked_at_once, mut overlapping, mut overlapping_at_once) = (0, 0, 0, 0, 0);
+    for case in 0..3000 {
+        let (a, b) = random_pair(&mut g, case);
+        let (ba, bb) = (a.body(|x| x, a.pose), b.body(|x| x, b.pose));
+        let m = a.rounding + b.rounding;
+        let mut cache = GjkWarmStart::default();
+        let out = contact(&*ba, &*bb, &budget, &mut cache);
+        match gjk::distance(&*ba, &*bb, &Budget::new(64, 1e-12), &mut GjkWarmStart::default()) {
+            GjkOutcome::Separated(_) => {
+                let truth = core_distance(&a, &b) - m;
+                let Proximity::Separated(s) = out else { panic!("case {case}: {out:?} against {truth}") };
+                assert!((s.distance - truth).abs() <= 1e-9, "case {case}: {} against {truth}", s.distance);
+                assert!(s.bounds.lower <= truth + 1e-12 && truth <= s.bounds.upper + 1e-12, "case {case}: {s:?}");
+                let w = &s.witness;
+                assert!(((w.point_b - w.point_a) - w.normal * s.distance).norm() <= 1e-9, "case {case}: {w:?}");
+                let surface = |block: &Block, p: &Point3<f64>| (block.point_distance(p) - block.rounding).abs();
+                assert!(surface(&a, &w.point_a) <= 1e-9 && surface(&b, &w.point_b) <= 1e-9, "case {case}: {w:?}");
+                apart += 1;
+                if case % 3 == 0 {
+                    stacked += 1;
+                    stacked_at_once += usize::from(cache.iterations == 1);
+                }
+            }
+            GjkOutcome::Penetrating(simplex) => {
+                let Proximity::Penetrating(e) = epa::penetration(&*ba, &*bb, &simplex, &Budget::new(200, 1e-10)) else {
+                    continue;
+                };
+                let Proximity::Penetrating(p) = out else { panic!("case {case}: {out:?} against EPA {e:?}") };
+                assert!(
+                    p.bounds.lower <= e.bounds.upper + 1e-9 && e.bounds.lower <= p.bounds.upper + 1e-9,
+                    "case {case}: {p:?} against EPA {e:?}"
+                );
+                let w = &p.witness;
+                assert!(((w.point_a - w.point_b) - w.normal * p.depth).norm() <= 1e-9, "case {case}: {w:?}");
+                overlapping += 1;
+                overlapping_at_once += usize::from(cache.iterations == 1);
+            }
+            GjkOutcome::Undetermined { .. } => {}
+        }
+    }
+    assert!(
+        apart > 800 && overlapping > 800 && stacked > 200,
+        "{apart} apart ({stacked} stacked), {overlapping} overlapping"
+    );
+    // A stacked box slid past the edge of the one below meets it edge on
+    // edge or corner on face only partly: those take GJK.
+    assert!(stacked_at_once * 10 >= stacked * 8, "{stacked_at_once} of {stacked} stacked pairs in one step");
+    assert!(
+        overlapping_at_once * 10 >= overlapping * 9,
+        "{overlapping_at_once} of {overlapping} overlapping in one step"
+    );
 }
