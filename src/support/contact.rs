@@ -399,11 +399,7 @@ where
     A: SupportMap<R> + ?Sized,
     B: SupportMap<R> + ?Sized,
 {
-    let origin = Pt3::origin();
-    let (pa, pb) = (a.core_primitive_from(&origin)?, b.core_primitive_from(&origin)?);
-    if !budget.is_valid() || budget.max_iterations == 0 {
-        return None;
-    }
+    let (pa, pb) = gjk::core_primitives(a, b, budget)?;
     let answer = closed_form::box_contact(&pa, &pb, budget.tolerance, depth_budget(budget).tolerance)?;
     let normal = match &answer {
         Proximity::Separated(s) => s.witness.normal,

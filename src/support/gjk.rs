@@ -1072,12 +1072,11 @@ where
     A: SupportMap<R> + ?Sized,
     B: SupportMap<R> + ?Sized,
 {
-    let origin = Pt3::origin();
-    let (pa, pb) = (a.core_primitive_from(&origin)?, b.core_primitive_from(&origin)?);
+    let (pa, pb) = core_primitives(a, b, budget)?;
     let (CorePrimitive::Cuboid { center: ca, .. }, CorePrimitive::Cuboid { center: cb, .. }) = (&pa, &pb) else {
         return None;
     };
-    if !threshold.finite() || !budget.is_valid() || budget.max_iterations == 0 {
+    if !threshold.finite() {
         return None;
     }
     let cores_threshold = threshold + m;
@@ -1120,16 +1119,27 @@ where
     A: SupportMap<R> + ?Sized,
     B: SupportMap<R> + ?Sized,
 {
-    let origin = Pt3::origin();
-    let (pa, pb) = (a.core_primitive_from(&origin)?, b.core_primitive_from(&origin)?);
-    // An invalid budget, or one that allows no work, is GJK's to refuse.
-    if !budget.is_valid() || budget.max_iterations == 0 {
-        return None;
-    }
+    let (pa, pb) = core_primitives(a, b, budget)?;
     let gap = closed_form::core_gap(&pa, &pb, budget.tolerance)?;
     cache.direction = gap.witness.point_a - gap.witness.point_b;
     cache.iterations = 1;
     Some(gap)
+}
+
+/// Both cores as closed-form primitives in the pair frame
+/// ([`SupportMap::core_primitive_from`] at the origin), when both are and
+/// the budget allows work (an invalid budget, or one of no iterations, is
+/// GJK's to refuse).
+#[inline(always)]
+pub(super) fn core_primitives<R, A, B>(a: &A, b: &B, budget: &Budget<R>) -> Option<(CorePrimitive<R>, CorePrimitive<R>)>
+where
+    R: Real,
+    A: SupportMap<R> + ?Sized,
+    B: SupportMap<R> + ?Sized,
+{
+    let origin = Pt3::origin();
+    let (pa, pb) = (a.core_primitive_from(&origin)?, b.core_primitive_from(&origin)?);
+    (budget.is_valid() && budget.max_iterations > 0).then_some((pa, pb))
 }
 
 /// The cores certified farther apart than `threshold` by the plane normal
@@ -1148,6 +1158,9 @@ where
     A: SupportMap<R> + ?Sized,
     B: SupportMap<R> + ?Sized,
 {
+    // The cheap tests before the primitives, not `core_primitives`: with
+    // the primitives first (a shape's dispatch in a scene), the Cortex-M4F
+    // scene tick took 10 % more instructions.
     if !budget.is_valid() || budget.max_iterations == 0 || cache.direction == Vec3::zeros() {
         return None;
     }
