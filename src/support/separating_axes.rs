@@ -76,6 +76,12 @@ pub(crate) fn box_axes<R: Real>(
     };
     let [q0, q1, q2] = q;
     let [r0, r1, r2] = r;
+    // A NaN in a rotation leaves some axes finite: every entry is checked
+    // (a comparison with NaN would only skip the axes it touches).
+    let entries = q0[0] + q0[1] + q0[2] + q1[0] + q1[1] + q1[2] + q2[0] + q2[1] + q2[2];
+    if !(entries + t[0].abs() + t[1].abs() + t[2].abs()).finite() || !scale.finite() {
+        return None;
+    }
     consider(h[0] + g[0] * q0[0] + g[1] * q1[0] + g[2] * q2[0] - t[0].abs(), 0);
     consider(h[1] + g[0] * q0[1] + g[1] * q1[1] + g[2] * q2[1] - t[1].abs(), 1);
     consider(h[2] + g[0] * q0[2] + g[1] * q1[2] + g[2] * q2[2] - t[2].abs(), 2);

@@ -280,3 +280,30 @@ fn contact_on_boxes_agrees_with_the_features_and_epa() {
         "{overlapping_at_once} of {overlapping} overlapping in one step"
     );
 }
+
+/// A NaN in part of a box's rotation (one column) or in its translation
+/// leaves some of the fifteen axes finite; neither `contact` nor the
+/// threshold query may then answer apart or clear.
+#[test]
+fn boxes_with_a_nan_in_their_pose_are_never_apart() {
+    use nalgebra::Matrix3;
+    let half = Vector3::new(0.3, 0.2, 0.1);
+    let a = Placed::new(Cuboid::new(half).unwrap(), Pose::identity());
+    let mut turned = Matrix3::identity();
+    turned[(0, 1)] = f64::NAN;
+    let far = Translation3::new(5.0, 0.0, 0.0);
+    let poses = [
+        Pose::from_parts(far, Rotation3::from_matrix_unchecked(turned)),
+        Pose::from_parts(Translation3::new(f64::NAN, 0.0, 0.0), Rotation3::identity()),
+        Pose::from_parts(Translation3::new(0.0, 0.0, f64::NAN), Rotation3::identity()),
+    ];
+    for (k, pose) in poses.into_iter().enumerate() {
+        let b = Placed::new(Cuboid::new(half).unwrap(), pose);
+        for (x, y) in [(&a, &b), (&b, &a)] {
+            let out = contact(x, y, &Budget::default(), &mut GjkWarmStart::default());
+            assert!(!matches!(out, Proximity::Separated(_)), "pose {k}: {out:?}");
+            let t = clearance(x, y, 0.1, &Budget::default(), &mut GjkWarmStart::default());
+            assert_ne!(t.is_clear(), Some(true), "pose {k}: {t:?}");
+        }
+    }
+}
