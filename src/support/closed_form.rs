@@ -421,18 +421,6 @@ pub(crate) fn box_contact<R: Real>(
     }
 }
 
-/// The penetration of two overlapping boxes ([`Boxes::depth`]), for
-/// `contact` after GJK has found them overlapping; `None` where the
-/// separating axes do not give it (EPA decides).
-pub(crate) fn box_penetration<R: Real>(
-    a: &CorePrimitive<R>,
-    b: &CorePrimitive<R>,
-    tolerance: R,
-) -> Option<Penetration<R>> {
-    let boxes = Boxes::of(a, b)?;
-    boxes.depth(&boxes.axes()?, tolerance)
-}
-
 /// Two boxes' signed-distance bounds by the separating-axis test
 /// ([`box_axes`]), where they decide against `threshold`, and the best
 /// axis (unit, from A towards B):
@@ -454,17 +442,11 @@ pub(crate) fn box_threshold<R: Real>(
     let boxes = Boxes::of(a, b)?;
     let axes = boxes.axes()?;
     let n = axes.normal;
-    let rounding = R::lit(16.0) * R::EPSILON * axes.scale;
     if axes.overlap > R::ZERO {
-        let lower_depth = axes.overlap - axes.worst_slack;
-        return (lower_depth > R::ZERO).then_some((
-            false,
-            Bounds { lower: -(axes.overlap + rounding), upper: -lower_depth },
-            n,
-        ));
+        let (lower, upper) = axes.depth_bounds();
+        return (lower > R::ZERO).then_some((false, Bounds { lower: -upper, upper: -lower }, n));
     }
-    // A lower bound on the distance along any unit axis, the best one's.
-    let gap = -axes.overlap - axes.slack;
+    let gap = axes.gap_lower();
     if gap > threshold && gap > R::ZERO {
         return Some((true, Bounds { lower: gap, upper: max(norm(&(boxes.cb - boxes.ca)), gap) }, n));
     }
@@ -504,16 +486,15 @@ impl<'p, R: Real> Boxes<'p, R> {
     /// ([`Boxes::facing_points`]). `None` when the bounds are further apart
     /// than `tolerance · scale` or the features do not meet.
     fn depth(&self, axes: &BoxAxes<R>, tolerance: R) -> Option<Penetration<R>> {
-        let (depth, n, scale) = (axes.overlap, axes.normal, axes.scale);
-        let rounding = R::lit(16.0) * R::EPSILON * scale;
-        let lower = depth - axes.worst_slack;
+        let (depth, n, scale, rounding) = (axes.overlap, axes.normal, axes.scale, axes.rounding);
+        let (lower, upper) = axes.depth_bounds();
         if !(depth > R::ZERO) || !(depth - lower <= max(tolerance * scale, rounding * R::lit(2.0))) {
             return None;
         }
         let (pa, pb) = self.facing_points(&n, depth, max(tolerance * scale, rounding))?;
         Some(Penetration {
             depth,
-            bounds: Bounds { lower: max(lower, R::ZERO), upper: depth + rounding },
+            bounds: Bounds { lower: max(lower, R::ZERO), upper },
             witness: Witness { point_a: Pt3::from(pa), point_b: Pt3::from(pb), normal: n },
         })
     }
@@ -526,9 +507,8 @@ impl<'p, R: Real> Boxes<'p, R> {
     /// every face of the CSO), or when the bounds are further apart than
     /// `tolerance · scale`.
     fn gap(&self, axes: &BoxAxes<R>, tolerance: R) -> Option<Separation<R>> {
-        let (n, scale) = (axes.normal, axes.scale);
-        let rounding = R::lit(16.0) * R::EPSILON * scale;
-        let lower = -axes.overlap - axes.slack;
+        let (n, scale, rounding) = (axes.normal, axes.scale, axes.rounding);
+        let lower = axes.gap_lower();
         if !(lower > rounding) {
             return None;
         }

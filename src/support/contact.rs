@@ -295,12 +295,11 @@ where
     let depth_budget = depth_budget(budget);
     let origin = Pt3::origin();
     if let (Some(pa), Some(pb)) = (a.core_primitive_from(&origin), b.core_primitive_from(&origin)) {
-        // Two boxes (the bodies, or the cores of rounded ones): the
-        // separating-axis depth, exact, instead of EPA's iterations.
-        // A point in a cylinder (a ball's centre in a cylinder): exact too.
-        let closed = closed_form::box_penetration(&pa, &pb, depth_budget.tolerance)
-            .or_else(|| closed_form::cylinder_penetration(&pa, &pb));
-        if let Some(mut p) = closed {
+        // A point in a cylinder (a ball's centre in a cylinder): the depth
+        // in closed form, instead of EPA's iterations. (Two boxes got their
+        // separating-axis depth before GJK ran; where it was left open, it
+        // is open here too.)
+        if let Some(mut p) = closed_form::cylinder_penetration(&pa, &pb) {
             cache.direction = -p.witness.normal;
             p.witness.to_world(to_world);
             return Proximity::Penetrating(p);

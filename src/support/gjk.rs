@@ -848,7 +848,7 @@ where
     let (a, b) = (&Relative::new(a, origin), &Relative::new(b, origin));
     let m = a.margin() + b.margin();
     if !(m > R::ZERO) {
-        if let Some(t) = box_threshold(a, b, R::ZERO, threshold, budget, cache) {
+        if let Some(t) = box_threshold(a, b, R::ZERO, threshold, budget, cache, true) {
             return t;
         }
         return run_threshold(a, b, threshold, budget, cache);
@@ -1040,16 +1040,19 @@ where
         }
     }
     let Some(gap) = closed_form_gap(a, b, budget, cache) else {
-        return box_threshold(a, b, m, threshold, budget, cache);
+        // The warm plane was tried above; a cold cache's plane was not.
+        let cold = cache.direction == Vec3::zeros();
+        return box_threshold(a, b, m, threshold, budget, cache, cold);
     };
     let bounds = shifted(gap.bounds, m);
     Some(if bounds.lower > threshold { Threshold::Clear { bounds } } else { Threshold::Within { bounds } })
 }
 
 /// The threshold query on two boxes, or two rounded boxes (margins `m`)
-/// on their cores: first the plane normal to the warm start's direction,
-/// or the centres' offset when cold (GJK's first support plane, which
-/// clears most clear pairs), then the boxes' fifteen separating axes
+/// on their cores: first (when `plane`: the caller has not tried it) the
+/// plane normal to the warm start's direction, or the centres' offset when
+/// cold (GJK's first support plane, which clears most clear pairs), then
+/// the boxes' fifteen separating axes
 /// ([`closed_form::box_threshold`]): overlapping boxes are `Within` with
 /// their depth, boxes apart along an axis by more than the threshold
 /// `Clear`, and boxes whose facing features meet across the best axis
@@ -1066,6 +1069,7 @@ fn box_threshold<R, A, B>(
     threshold: R,
     budget: &Budget<R>,
     cache: &mut GjkWarmStart<R>,
+    plane: bool,
 ) -> Option<Threshold<R>>
 where
     R: Real,
@@ -1080,13 +1084,15 @@ where
         return None;
     }
     let cores_threshold = threshold + m;
-    // The cache keeps `a − b`: B lies along its opposite.
-    let toward_b = if cache.direction == Vec3::zeros() { cb - ca } else { -cache.direction };
     cache.iterations = 1;
-    if let Some(bounds) = closed_form::plane_clears(&pa, &pb, &toward_b, cores_threshold) {
-        let bounds = shifted(bounds, m);
-        if bounds.lower > threshold {
-            return Some(Threshold::Clear { bounds });
+    if plane {
+        // The cache keeps `a − b`: B lies along its opposite.
+        let toward_b = if cache.direction == Vec3::zeros() { cb - ca } else { -cache.direction };
+        if let Some(bounds) = closed_form::plane_clears(&pa, &pb, &toward_b, cores_threshold) {
+            let bounds = shifted(bounds, m);
+            if bounds.lower > threshold {
+                return Some(Threshold::Clear { bounds });
+            }
         }
     }
     let (clear, bounds, normal) = closed_form::box_threshold(&pa, &pb, cores_threshold, budget.tolerance)?;

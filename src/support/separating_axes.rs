@@ -36,6 +36,22 @@ pub(crate) struct BoxAxes<R: Real> {
     pub worst_slack: R,
     /// Largest coordinate involved (the scale of the rounding).
     pub scale: R,
+    /// The rounding of a coordinate at that scale, `16·ε·scale`.
+    pub rounding: R,
+}
+
+impl<R: Real> BoxAxes<R> {
+    /// Bounds on the depth of boxes overlapping along every axis: the least
+    /// overlap, less the largest slack below, plus the rounding above.
+    pub fn depth_bounds(&self) -> (R, R) {
+        (self.overlap - self.worst_slack, self.overlap + self.rounding)
+    }
+
+    /// A lower bound on the distance of boxes apart along the best axis:
+    /// its gap less its slack (any unit direction's gap bounds the distance).
+    pub fn gap_lower(&self) -> R {
+        -self.overlap - self.slack
+    }
 }
 
 /// The separating-axis test of the boxes `(ca, ra, ha)` and `(cb, rb, hb)`
@@ -79,7 +95,7 @@ pub(crate) fn box_axes<R: Real>(
     // A NaN in a rotation leaves some axes finite: every entry is checked
     // (a comparison with NaN would only skip the axes it touches).
     let entries = q0[0] + q0[1] + q0[2] + q1[0] + q1[1] + q1[2] + q2[0] + q2[1] + q2[2];
-    if !(entries + t[0].abs() + t[1].abs() + t[2].abs()).finite() || !scale.finite() {
+    if !(entries + t[0].abs() + t[1].abs() + t[2].abs()).finite() || !scale.finite() || !size.finite() {
         return None;
     }
     consider(h[0] + g[0] * q0[0] + g[1] * q1[0] + g[2] * q2[0] - t[0].abs(), 0);
@@ -129,8 +145,9 @@ pub(crate) fn box_axes<R: Real>(
     edge(2, 0, 1, &r0, &q0, g[1], g[2], &q1, &q2, 12);
     edge(2, 0, 1, &r1, &q1, g[2], g[0], &q2, &q0, 13);
     edge(2, 0, 1, &r2, &q2, g[0], g[1], &q0, &q1, 14);
+    // Finite inputs give finite face axes; a guard only.
     let (overlap, axis) = best;
-    if !overlap.finite() || !size.finite() {
+    if !overlap.finite() {
         return None;
     }
     let column = |m: &Mat3<R>, k: u8| match k % 3 {
@@ -152,5 +169,12 @@ pub(crate) fn box_axes<R: Real>(
         }
     };
     let normal = if offset.dot(&axis) < R::ZERO { -axis } else { axis };
-    Some(BoxAxes { overlap, normal, slack: tilt / len + rounding, worst_slack: tilt / shortest + rounding, scale })
+    Some(BoxAxes {
+        overlap,
+        normal,
+        slack: tilt / len + rounding,
+        worst_slack: tilt / shortest + rounding,
+        scale,
+        rounding,
+    })
 }
