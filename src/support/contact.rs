@@ -43,9 +43,11 @@ use crate::shape::{Core, Cso, Relative, SupportMap};
 /// exact and certified, with the deepest points on both surfaces; apart,
 /// where the features facing each other across the best axis meet across
 /// it (a face over a face, an edge across an edge, a corner over a face),
-/// their points are the distance apart, certified by the axis's gap. Only
-/// boxes whose closest points are off every face of their CSO (a corner
-/// nearest a corner or an edge) run GJK. A sphere whose centre is inside
+/// their points are the distance apart, certified by the axis's gap; where
+/// they do not, the closest points hold a corner (a corner nearest a corner
+/// or an edge), and the corner of either box nearest the other gives the
+/// distance, certified by the support gap along its direction. GJK runs
+/// only where rounding leaves those bounds apart. A sphere whose centre is inside
 /// a cylinder (or a rounded one) takes the shallower of the side's and the
 /// nearer cap's depth, exact too.
 ///
@@ -388,7 +390,7 @@ fn deepened<R: Real>(p: &Penetration<R>, ma: R, mb: R, to_world: &Vec3<R>) -> Pr
 /// Two boxes (the bodies, or the cores of rounded ones) in closed form by
 /// their separating axes ([`closed_form::box_contact`]): the depth where
 /// they overlap, the distance where their facing features meet across the
-/// best axis, without GJK. The cache then records one iteration and
+/// best axis or from the nearest corner, without GJK. The cache then records one iteration and
 /// `−normal` (the direction GJK would keep, from B towards A). Pair frame;
 /// `None` for any other pair, an invalid budget, or where the axes leave
 /// the answer open (GJK, then EPA, decide).

@@ -811,10 +811,10 @@ fn separated<R: Real>(simplex: &Simplex<R>, v: Vec3<R>, bounds: Bounds<R>, to_wo
 /// plane, then their fifteen separating axes (face normals and edge
 /// crosses): overlapping boxes are `Within` with their depth in the bounds,
 /// boxes apart along an axis by more than the threshold `Clear`, and boxes
-/// within the threshold whose facing features meet across the best axis
-/// (a box resting on another, face on face or edge on face) `Within` at
-/// that axis's gap, all without iterating. Only boxes whose closest points
-/// are a vertex or an edge of their CSO, within the threshold, run GJK.
+/// within the threshold at their distance in closed form (where their
+/// facing features meet across the best axis, as a box resting on another,
+/// else from the corner of either box nearest the other), all without
+/// iterating. GJK runs only where rounding leaves those bounds apart.
 ///
 /// A NaN or infinite threshold answers [`Undetermined::NonFinite`].
 ///
@@ -1055,12 +1055,11 @@ where
 /// the boxes' fifteen separating axes
 /// ([`closed_form::box_threshold`]): overlapping boxes are `Within` with
 /// their depth, boxes apart along an axis by more than the threshold
-/// `Clear`, and boxes whose facing features meet across the best axis
-/// within the threshold `Within` at that axis's gap. The cache then
-/// records one iteration and the best axis. `None` for any other pair, a
-/// non-finite threshold, an invalid budget, or where the axes leave the
-/// answer open (the closest points of the boxes off every face of their
-/// CSO): GJK decides.
+/// `Clear`, and boxes within it at their distance in closed form (facing
+/// features across the best axis, or the nearest corner), `Within` or
+/// `Clear` by it. The cache then records one iteration and the normal.
+/// `None` for any other pair, a non-finite threshold, an invalid budget,
+/// or where the closed form leaves the answer open: GJK decides.
 #[inline]
 fn box_threshold<R, A, B>(
     a: &A,
