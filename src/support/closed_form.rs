@@ -528,21 +528,7 @@ impl<'p, R: Real> Boxes<'p, R> {
         }
         let (pa, pb) = self.facing_points(&n, axes.overlap, max(tolerance * scale, rounding))?;
         // `pb` is within the tolerance of B: its point there is a point of B.
-        let d = point_in_box(&pb, self.cb, self.rb, self.hb) - pa;
-        let squared = d.dot(&d);
-        if !(squared >= R::MIN_POSITIVE && squared <= R::MAX) {
-            return None;
-        }
-        let distance = Real::sqrt(squared);
-        let upper = distance + rounding;
-        if !(upper - lower <= max(tolerance * scale, rounding * R::lit(2.0))) {
-            return None;
-        }
-        Some(Separation {
-            distance,
-            bounds: Bounds { lower: min(lower, distance), upper },
-            witness: Witness { point_a: Pt3::from(pa), point_b: Pt3::from(pa + d), normal: d * (R::ONE / distance) },
-        })
+        certified(pa, point_in_box(&pb, self.cb, self.rb, self.hb), lower, axes, tolerance)
     }
 
     /// Boxes apart along the best axis: their distance, certified, where
@@ -569,7 +555,7 @@ impl<'p, R: Real> Boxes<'p, R> {
     /// closest points were an edge across an edge after all, left open by
     /// rounding) or the boxes touch within rounding.
     fn corners(&self, axes: &BoxAxes<R>, tolerance: R) -> Option<Separation<R>> {
-        let (scale, rounding) = (axes.scale, axes.rounding);
+        let rounding = axes.rounding;
         // B in A's frame (centre `t`, axes the columns of `r`), and A in
         // B's (centre `−rᵀt`, axes the columns of `rᵀ`).
         let r = self.ra.tr_mul(self.rb);
@@ -601,21 +587,7 @@ impl<'p, R: Real> Boxes<'p, R> {
         if !(lower > rounding) {
             return None;
         }
-        let d = pb - pa;
-        let squared = d.dot(&d);
-        if !(squared >= R::MIN_POSITIVE && squared <= R::MAX) {
-            return None;
-        }
-        let distance = Real::sqrt(squared);
-        let upper = distance + rounding;
-        if !(upper - lower <= max(tolerance * scale, rounding * R::lit(2.0))) {
-            return None;
-        }
-        Some(Separation {
-            distance,
-            bounds: Bounds { lower: min(lower, distance), upper },
-            witness: Witness { point_a: Pt3::from(pa), point_b: Pt3::from(pb), normal: d * (R::ONE / distance) },
-        })
+        certified(pa, pb, lower, axes, tolerance)
     }
 
     /// A point of box A and one of box B, `pa − pb = overlap · n`, on the
@@ -646,6 +618,31 @@ impl<'p, R: Real> Boxes<'p, R> {
         let pb = pa - shift;
         (norm(&(point_in_box(&pb, &fb, self.rb, &hb_flat) - pb)) <= eps).then_some((pa, pb))
     }
+}
+
+/// Two boxes' distance from a point of each, `pa` of A and `pb` of B (up
+/// to rounding), and a lower bound on it: their distance, certified
+/// (the upper bound their distance plus the rounding), where the bounds
+/// agree to `tolerance · scale` (or twice the rounding). `None` where they
+/// do not, or where the points coincide or their distance is not finite.
+#[inline(always)]
+fn certified<R: Real>(pa: Vec3<R>, pb: Vec3<R>, lower: R, axes: &BoxAxes<R>, tolerance: R) -> Option<Separation<R>> {
+    let (scale, rounding) = (axes.scale, axes.rounding);
+    let d = pb - pa;
+    let squared = d.dot(&d);
+    if !(squared >= R::MIN_POSITIVE && squared <= R::MAX) {
+        return None;
+    }
+    let distance = Real::sqrt(squared);
+    let upper = distance + rounding;
+    if !(upper - lower <= max(tolerance * scale, rounding * R::lit(2.0))) {
+        return None;
+    }
+    Some(Separation {
+        distance,
+        bounds: Bounds { lower: min(lower, distance), upper },
+        witness: Witness { point_a: Pt3::from(pa), point_b: Pt3::from(pb), normal: d * (R::ONE / distance) },
+    })
 }
 
 /// The corner of a box (centre `c`, axes the columns of `axes`,
