@@ -264,12 +264,17 @@ const PROJECTIONS: usize = 64;
 
 /// `−h_A(n) − h_B(−n)` for the unit vector along `n` (`−∞` for a zero or
 /// non-finite `n`): a lower bound on the signed distance of the cores.
+/// `n` is brought to its largest component first: the cross product of two
+/// nearly parallel axes can be 1e-161 long, whose squared length is
+/// subnormal, and dividing by that length left a "unit" vector 1.0008 long
+/// (a gap 0.08 % too large, above the distance it bounds).
 fn gap(a: &Solid, b: &Solid, n: &V) -> f64 {
-    let l = n.norm();
-    if !(l > 1e-300 && l.is_finite()) {
+    let m = n.amax();
+    if !(m > 0.0 && m.is_finite()) {
         return f64::NEG_INFINITY;
     }
-    let n = n / l;
+    let n = n / m;
+    let n = n / n.norm();
     -a.core_support(&n) - b.core_support(&-n)
 }
 

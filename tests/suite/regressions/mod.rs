@@ -20,6 +20,7 @@ mod mpr;
 mod particle_projection;
 mod polytope;
 mod polytope_sdf;
+mod scene;
 mod superquadric;
 
 use nalgebra::{Translation3, Vector3};
