@@ -208,7 +208,10 @@ impl<R: Real, const BODIES: usize, const PAIRS: usize, const EPA_V: usize, const
                 let _ = self.order.push(i as u16);
             }
         }
-        let urgency = |i: u16| self.pairs.get(i as usize).map_or(-R::INFINITY, Pair::urgency);
+        for pair in self.pairs.iter_mut() {
+            pair.key = pair.urgency();
+        }
+        let urgency = |i: u16| self.pairs.get(i as usize).map_or(-R::INFINITY, |p| p.key);
         let order = &mut self.order;
         for i in 1..order.len() {
             let mut j = i;
