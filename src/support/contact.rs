@@ -47,9 +47,9 @@ use crate::shape::{Core, Cso, Relative, SupportMap};
 /// they do not, the closest points hold a corner (a corner nearest a corner
 /// or an edge), and the corner of either box nearest the other gives the
 /// distance, certified by the support gap along its direction. GJK runs
-/// only where rounding leaves those bounds apart. A sphere whose centre is inside
-/// a cylinder (or a rounded one) takes the shallower of the side's and the
-/// nearer cap's depth, exact too.
+/// only where rounding leaves those bounds apart. A sphere whose centre is
+/// inside a cylinder (or a rounded one) takes the shallower of the side's
+/// and the nearer cap's depth, exact too.
 ///
 /// Otherwise GJK runs on the bodies; a separation is returned as is, an
 /// intersection is handed to EPA, and an undetermined GJK answer passes
@@ -390,8 +390,9 @@ fn deepened<R: Real>(p: &Penetration<R>, ma: R, mb: R, to_world: &Vec3<R>) -> Pr
 /// Two boxes (the bodies, or the cores of rounded ones) in closed form by
 /// their separating axes ([`closed_form::box_contact`]): the depth where
 /// they overlap, the distance where their facing features meet across the
-/// best axis or from the nearest corner, without GJK. The cache then records one iteration and
-/// `−normal` (the direction GJK would keep, from B towards A). Pair frame;
+/// best axis or from the nearest corner, without GJK. The cache then
+/// records one iteration and `−normal` (the direction GJK would keep, from
+/// B towards A). Pair frame;
 /// `None` for any other pair, an invalid budget, or where the axes leave
 /// the answer open (GJK, then EPA, decide).
 fn boxes<R, A, B>(a: &A, b: &B, budget: &Budget<R>, cache: &mut GjkWarmStart<R>) -> Option<Proximity<R>>

@@ -184,9 +184,7 @@ impl<R: Real> MprOutcome<R> {
             MprOutcome::Undetermined { .. } => None,
         }
     }
-}
 
-impl<R: Real> MprOutcome<R> {
     /// The same answer, rebuilt field by field. Moved whole out of the
     /// solver's `Result`, an answer went through a byte-wise copy at an odd
     /// offset (about 260 instructions a move on the Cortex-M4F, a fifth of
