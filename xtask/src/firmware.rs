@@ -4,6 +4,7 @@
 //! ```text
 //! cargo xtask demo                   the firmware demo on mps2-an386 (Cortex-M4F)
 //! cargo xtask icount [--update] [--verbose]  instruction counts vs firmware/icount.toml
+//! cargo xtask icount --profile FAMILY   where one family's instructions go
 //! cargo xtask fw tests m4f|m7|v6m    on-target checks, numbers compared with the host's
 //! cargo xtask fw stack [--update]    stack high-water marks vs firmware/stack.toml
 //! cargo xtask fw no-alloc | vsqrt    symbol and disassembly checks of the release ELFs
@@ -11,7 +12,7 @@
 //! ```
 //! The `fw-*` steps of `cargo xtask test` call these.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::env;
 use std::fs;
 use std::io::{BufRead, BufReader, Read};
@@ -222,8 +223,13 @@ pub fn fw(args: &[String]) -> Result {
     }
 }
 
-/// `cargo xtask icount [--update]`.
+/// `cargo xtask icount [--update] [--verbose]`, or `--profile FAMILY`.
 pub fn icount_command(args: &[String]) -> Result {
+    if let Some(i) = args.iter().position(|a| a == "--profile") {
+        let family =
+            args.get(i + 1).ok_or_else(|| Failure::usage("--profile needs a family (see firmware/icount.toml)"))?;
+        return icount_profile(family);
+    }
     icount(args.iter().any(|a| a == "--update"), args.iter().any(|a| a == "--verbose"))
 }
 
@@ -521,6 +527,28 @@ struct Counts {
 /// Runs the icount firmware under the exec trace; returns every family's
 /// counts in program order.
 fn trace_counts() -> Result<Vec<Counts>> {
+    Ok(trace(None)?.families)
+}
+
+/// What one run of the exec trace gives: every family's counts, and where
+/// profiled (marker pairs `lo..hi` in program order) the instructions per
+/// PC and those inside `compiler_builtins`' memory routines per calling PC
+/// (the last instruction outside them).
+struct Trace {
+    families: Vec<Counts>,
+    pcs: PerPc,
+    copies: PerPc,
+    elf: PathBuf,
+}
+
+/// Instructions per address.
+type PerPc = HashMap<u64, u64>;
+
+/// An address's inlined frames, innermost first: function, `file:line`,
+/// and whether the file is the workspace's own.
+type Frames = Vec<(String, String, bool)>;
+
+fn trace(profile: Option<(usize, usize)>) -> Result<Trace> {
     let m = &MACHINES[0];
     let mut b = fw_cargo();
     b.args(["build", "--release", "--bin", "icount", "--target", m.target]);
@@ -590,9 +618,16 @@ fn trace_counts() -> Result<Vec<Counts>> {
     // first of bench_stop, in a thread: opening the FIFO blocks until QEMU
     // opens its end.
     let fifo_r = fifo.clone();
-    let counter = thread::spawn(move || -> std::io::Result<(Vec<u64>, u64)> {
+    let memory: Vec<(u64, u64)> = syms
+        .iter()
+        .filter(|s| s.1 > 0 && (s.2.starts_with("compiler_builtins::mem") || s.2.starts_with("__aeabi_mem")))
+        .map(|s| (s.0, s.0 + s.1))
+        .collect();
+    let counter = thread::spawn(move || -> std::io::Result<(Vec<u64>, u64, PerPc, PerPc)> {
         let mut rd = BufReader::with_capacity(1 << 20, fs::File::open(&fifo_r)?);
         let (mut counts, mut current, mut line, mut total) = (Vec::new(), None::<u64>, Vec::new(), 0u64);
+        let (mut pcs, mut copies) = (HashMap::new(), HashMap::new());
+        let (mut previous, mut caller) = (0u64, None::<u64>);
         while rd.read_until(b'\n', &mut line)? > 0 {
             total += 1;
             // "Trace 0: 0x7f.. [00000000/000067a4/00000000/ff200000] symbol"
@@ -608,6 +643,17 @@ fn trace_counts() -> Result<Vec<Counts>> {
             if let Some(c) = current.as_mut() {
                 *c += 1;
             }
+            let profiled = profile.is_some_and(|(lo, hi)| (lo..hi).contains(&counts.len()));
+            if let (Some(pc), true, Some(_)) = (pc, profiled, current) {
+                *pcs.entry(pc).or_insert(0) += 1;
+                if memory.iter().any(|&(lo, hi)| (lo..hi).contains(&pc)) {
+                    let from = *caller.get_or_insert(previous);
+                    *copies.entry(from).or_insert(0) += 1;
+                } else {
+                    caller = None;
+                }
+                previous = pc;
+            }
             if pc == Some(start) {
                 current = Some(1);
             } else if pc == Some(stop) {
@@ -617,7 +663,7 @@ fn trace_counts() -> Result<Vec<Counts>> {
             }
             line.clear();
         }
-        Ok((counts, total))
+        Ok((counts, total, pcs, copies))
     });
     let status = q.wait().map_err(|e| Failure::new(format!("qemu: {e}")))?;
     // If QEMU died before opening its end, the counter still waits in
@@ -628,7 +674,7 @@ fn trace_counts() -> Result<Vec<Counts>> {
         const O_NONBLOCK: i32 = 0o4000; // Linux
         let _ = fs::OpenOptions::new().write(true).custom_flags(O_NONBLOCK).open(&fifo);
     }
-    let (counts, total) = counter
+    let (counts, total, pcs, copies) = counter
         .join()
         .map_err(|_| Failure::new("the trace counter panicked"))?
         .map_err(|e| Failure::new(format!("reading the trace {}: {e}", fifo.display())))?;
@@ -660,7 +706,103 @@ fn trace_counts() -> Result<Vec<Counts>> {
     if it.next().is_some() {
         return Err(Failure::new("more marker pairs than announced queries"));
     }
-    Ok(families)
+    Ok(Trace { families, pcs, copies, elf: e })
+}
+
+/// `cargo xtask icount --profile FAMILY`: one family's instructions per
+/// query by the innermost function and source line they come from
+/// (`llvm-addr2line -i`: inlined code counts where it was written), and
+/// its copies through `memcpy`/`memmove`/`memset` by the line that called
+/// them. Two runs of the trace: the first finds the family's marker pairs.
+fn icount_profile(family: &str) -> Result {
+    let families = trace(None)?.families;
+    let k = families
+        .iter()
+        .position(|f| f.name == family)
+        .ok_or_else(|| Failure::usage(format!("no family `{family}` in the icount firmware")))?;
+    let lo: usize = families.iter().take(k).map(|f| f.counts.len()).sum();
+    let n = families.get(k).map_or(0, |f| f.counts.len());
+    let t = trace(Some((lo, lo + n)))?;
+    let mut addresses: Vec<u64> = t.pcs.keys().chain(t.copies.keys()).copied().collect();
+    addresses.sort_unstable();
+    addresses.dedup();
+    let frames = inlined_frames(&t.elf, &addresses)?;
+    // The innermost frame of the workspace's own code (the kernel, the
+    // firmware), else the innermost: `f32::mul` inlined into GJK counts as GJK.
+    let innermost = |pc: &u64| {
+        let f = frames.get(pc);
+        let own = f.and_then(|f| f.iter().find(|x| x.2)).or_else(|| f.and_then(|f| f.first()));
+        own.map(|x| (x.0.clone(), x.1.clone())).unwrap_or_default()
+    };
+    let mut by_function: HashMap<String, u64> = HashMap::new();
+    let mut by_line: HashMap<String, u64> = HashMap::new();
+    for (pc, c) in &t.pcs {
+        let (function, line) = innermost(pc);
+        *by_function.entry(function).or_insert(0) += c;
+        *by_line.entry(line).or_insert(0) += c;
+    }
+    let mut by_caller: HashMap<String, u64> = HashMap::new();
+    for (pc, c) in &t.copies {
+        let (function, line) = innermost(pc);
+        *by_caller.entry(format!("{function} ({line})")).or_insert(0) += c;
+    }
+    let total: u64 = t.pcs.values().sum();
+    println!("\n{family}: {n} queries, {} instructions a query (marker overhead included)", total / n.max(1) as u64);
+    for (title, table) in
+        [("function", by_function), ("source line", by_line), ("copies, by the line calling them", by_caller)]
+    {
+        let mut rows: Vec<(String, u64)> = table.into_iter().collect();
+        rows.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        println!("\nby {title} (instructions a query, share):");
+        for (name, c) in rows.iter().take(25) {
+            println!("{:>8.1} {:>5.1} %  {name}", *c as f64 / n.max(1) as f64, 100.0 * *c as f64 / total.max(1) as f64);
+        }
+    }
+    Ok(())
+}
+
+/// Each address's inlined frames, innermost first: function (its hash
+/// dropped, legacy-mangled punctuation restored), `file:line` (the file's
+/// name only) and whether the file is the workspace's own (not the
+/// standard library's or a dependency's).
+fn inlined_frames(e: &Path, addresses: &[u64]) -> Result<HashMap<u64, Frames>> {
+    let mut a2l = llvm_tool("llvm-addr2line");
+    a2l.args(["-a", "-f", "-i", "-C", "-e"]).arg(e).args(addresses.iter().map(|a| format!("0x{a:x}")));
+    let out =
+        capture(&mut a2l).ok_or_else(|| Failure::new("llvm-addr2line failed (rustup component add llvm-tools)"))?;
+    let root = env::current_dir().map(|d| d.display().to_string()).unwrap_or_default();
+    let mut frames: HashMap<u64, Frames> = HashMap::new();
+    let mut current = None;
+    let mut lines = out.lines();
+    while let Some(l) = lines.next() {
+        if let Some(hex) = l.strip_prefix("0x") {
+            current = u64::from_str_radix(hex, 16).ok();
+            continue;
+        }
+        let location = lines.next().unwrap_or_default();
+        let function = match l.rfind("::h") {
+            Some(i) if l.len() - i == 19 => &l[..i],
+            _ => l,
+        };
+        let function = [
+            ("_$LT$", "<"),
+            ("$LT$", "<"),
+            ("$GT$", ">"),
+            ("$u20$", " "),
+            ("$u7b$", "{"),
+            ("$u7d$", "}"),
+            ("$C$", ","),
+            ("..", "::"),
+        ]
+        .iter()
+        .fold(function.to_string(), |f, (from, to)| f.replace(from, to));
+        let own = !root.is_empty() && location.starts_with(&root);
+        let line = location.rsplit('/').next().unwrap_or(location).split(' ').next().unwrap_or_default();
+        if let Some(pc) = current {
+            frames.entry(pc).or_default().push((function, line.to_string(), own));
+        }
+    }
+    Ok(frames)
 }
 
 fn icount(update: bool, verbose: bool) -> Result {

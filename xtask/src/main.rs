@@ -6,7 +6,7 @@
 //! cargo xtask bench [--no-setup] [CARGO-BENCH ARGS...] [-- CRITERION ARGS...]
 //! cargo xtask fuzz  [TARGET...] [--time SECS] [--no-cmin] [-- LIBFUZZER ARGS...]
 //! cargo xtask accuracy [POSES] [SEED]
-//! cargo xtask icount [--update]
+//! cargo xtask icount [--update] [--verbose] | --profile FAMILY
 //! cargo xtask fw    tests m4f|m7|v6m | stack [--update] | icount | no-alloc | vsqrt
 //! ```
 //!
@@ -42,7 +42,8 @@ commands:
          `--` go to cargo bench (e.g. --bench polytope_support), after `--`
          to criterion (e.g. a filter)
   icount instruction counts per query on the emulated Cortex-M4F vs
-         firmware/icount.toml (fails on a >10 % regression); --update rewrites it
+         firmware/icount.toml (fails on a >10 % regression); --update rewrites it;
+         --profile FAMILY prints where one family's instructions go
   fw     one firmware check (the fw-* test steps): tests m4f|m7|v6m, stack
          [--update], icount, no-alloc, vsqrt
   fuzz   run every cargo-fuzz target (or those named) for --time SECS each
