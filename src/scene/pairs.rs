@@ -266,10 +266,6 @@ pub struct Pair<R: Real> {
     /// GJK iterations plus EPA iterations the pair used in the last tick.
     pub iterations: u32,
     pub(crate) cache: GjkWarmStart<R>,
-    /// [`Pair::urgency`] as of the last sort, its key (computed once a
-    /// tick: recomputed at each comparison it was a sixth of a Cortex-M4F
-    /// tick of 36 pairs).
-    pub(crate) key: R,
 }
 
 impl<R: Real> Pair<R> {
@@ -305,7 +301,6 @@ impl<R: Real> Pair<R> {
             culled: false,
             iterations: 0,
             cache: GjkWarmStart::default(),
-            key: -R::INFINITY,
         }
     }
 

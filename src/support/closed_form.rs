@@ -178,9 +178,7 @@ fn near_box<R: Real>(p0: &Vec3<R>, p1: &Vec3<R>, center: &Vec3<R>, axes: &Mat3<R
         let t = segment_near_box(&a, &b, half);
         (p0 + (p1 - p0) * t, a + b * t, Some(a + b))
     };
-    let clamped =
-        Vec3::new(max(-half.x, min(q.x, half.x)), max(-half.y, min(q.y, half.y)), max(-half.z, min(q.z, half.z)));
-    let e = clamped - q;
+    let e = clamp_to_box(&q, half) - q;
     // The box's least value along e (its centre is the origin here) less
     // the segment's greatest, at one of its ends.
     let top = match highest {
@@ -327,13 +325,7 @@ fn along_and_across<R: Real>(p: &Vec3<R>, center: &Vec3<R>, axis: &Vec3<R>) -> (
 /// Closest point of the box to `p`: `p`'s box coordinates clamped to the
 /// half-extents (`p` itself when inside).
 fn point_in_box<R: Real>(p: &Vec3<R>, center: &Vec3<R>, axes: &Mat3<R>, half: &Vec3<R>) -> Vec3<R> {
-    let local = axes.tr_mul(&(p - center));
-    let clamped = Vec3::new(
-        max(-half.x, min(local.x, half.x)),
-        max(-half.y, min(local.y, half.y)),
-        max(-half.z, min(local.z, half.z)),
-    );
-    center + axes * clamped
+    center + axes * clamp_to_box(&axes.tr_mul(&(p - center)), half)
 }
 
 /// `max n·x` over the primitive.
