@@ -1,11 +1,11 @@
 //! Contact query: GJK for the distance, EPA for the penetration when the
 //! bodies overlap — one three-valued [`Proximity`] answer.
 
-use super::closed_form;
 use super::epa::{DefaultEpa, Epa, WideEpa};
 use super::frame::ToWorld;
 use super::gjk::{self, GjkOutcome, GjkWarmStart};
 use super::Simplex;
+use super::{box_pair, closed_form};
 use crate::math::{max, max_abs, Pt3, Real, Vec3};
 use crate::query::{Bounds, Budget, Penetration, Proximity, Separation, Threshold, Undetermined};
 use crate::shape::{Core, Cso, Relative, SupportMap};
@@ -388,7 +388,7 @@ fn deepened<R: Real>(p: &Penetration<R>, ma: R, mb: R, to_world: &Vec3<R>) -> Pr
 }
 
 /// Two boxes (the bodies, or the cores of rounded ones) in closed form by
-/// their separating axes ([`closed_form::box_contact`]): the depth where
+/// their separating axes ([`box_pair::box_contact`]): the depth where
 /// they overlap, the distance where their facing features meet across the
 /// best axis or from the nearest corner, without GJK. The cache then
 /// records one iteration and `−normal` (the direction GJK would keep, from
@@ -402,7 +402,7 @@ where
     B: SupportMap<R> + ?Sized,
 {
     let (pa, pb) = gjk::core_primitives(a, b, budget)?;
-    let answer = closed_form::box_contact(&pa, &pb, budget.tolerance, depth_budget(budget).tolerance)?;
+    let answer = box_pair::box_contact(&pa, &pb, budget.tolerance, depth_budget(budget).tolerance)?;
     let normal = match &answer {
         Proximity::Separated(s) => s.witness.normal,
         Proximity::Penetrating(p) => p.witness.normal,

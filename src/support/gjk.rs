@@ -38,6 +38,7 @@
 //! apart ones: 22.9 → 9.7 iterations at tolerance 1e-6, 34.2 → 14.8 at the
 //! default 1e-9; the overlapping ones 6.7 → 6.5.
 
+use super::box_pair;
 use super::closed_form::{self, CoreGap};
 use super::simplex::Simplex;
 use crate::math::{max, max_abs, norm, Pt3, Real, Vec3};
@@ -1053,7 +1054,7 @@ where
 /// plane normal to the warm start's direction, or the centres' offset when
 /// cold (GJK's first support plane, which clears most clear pairs), then
 /// the boxes' fifteen separating axes
-/// ([`closed_form::box_threshold`]): overlapping boxes are `Within` with
+/// ([`box_pair::box_threshold`]): overlapping boxes are `Within` with
 /// their depth, boxes apart along an axis by more than the threshold
 /// `Clear`, and boxes within it at their distance in closed form (facing
 /// features across the best axis, or the nearest corner), `Within` or
@@ -1094,7 +1095,7 @@ where
             }
         }
     }
-    let (clear, bounds, normal) = closed_form::box_threshold(&pa, &pb, cores_threshold, budget.tolerance)?;
+    let (clear, bounds, normal) = box_pair::box_threshold(&pa, &pb, cores_threshold, budget.tolerance)?;
     cache.direction = -normal;
     let bounds = shifted(bounds, m);
     // Clear only when the shifted bound still clears the threshold (the

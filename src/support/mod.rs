@@ -3,6 +3,7 @@
 //! GJK for distance and intersection, EPA for penetration depth, MPR for a
 //! fast intersection test with penetration along the centre direction.
 
+mod box_pair;
 mod closed_form;
 pub mod contact;
 pub mod epa;
