@@ -58,7 +58,8 @@ pub enum Family {
     /// penetrating box–box poses.
     EpaContactBoxBox,
     /// `Epa::penetration` alone, caller-owned `DefaultEpa`, from GJK's
-    /// terminal simplex, the same 30 poses.
+    /// terminal simplex (plain GJK on the boxes' support functions:
+    /// `gjk::distance` answers boxes in closed form), the same 30 poses.
     EpaWorkspaceBoxBox,
     /// `mpr::penetration`, the same 30 poses.
     MprPenetrationBoxBox,
@@ -638,8 +639,11 @@ pub fn run<P: Probe>(family: Family, probe: &mut P, poly: &Polytope<'_, f32>, ep
                         ans.prox(&black_box(o));
                     }
                     Family::EpaWorkspaceBoxBox => {
+                        // GJK's own terminal simplex (on boxes `gjk::distance`
+                        // answers in closed form, with another tetrahedron).
+                        let (plain_a, plain_b) = (SupportOnly(&a), SupportOnly(&b));
                         let GjkOutcome::Penetrating(simplex) =
-                            gjk::distance(&a, &b, &budget, &mut GjkWarmStart::default())
+                            gjk::distance(&plain_a, &plain_b, &budget, &mut GjkWarmStart::default())
                         else {
                             ans.undetermined += 1;
                             continue;
@@ -839,4 +843,17 @@ pub fn run<P: Probe>(family: Family, probe: &mut P, poly: &Polytope<'_, f32>, ep
         }
     }
     ans
+}
+
+/// A body seen through its support function alone (no core primitive):
+/// GJK iterates on it where a pair of boxes would take the closed form.
+struct SupportOnly<'s, S: SupportMap<f32>>(&'s S);
+
+impl<S: SupportMap<f32>> SupportMap<f32> for SupportOnly<'_, S> {
+    fn support(&self, dir: &Vector3<f32>) -> nalgebra::Point3<f32> {
+        self.0.support(dir)
+    }
+    fn center(&self) -> nalgebra::Point3<f32> {
+        self.0.center()
+    }
 }

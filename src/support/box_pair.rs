@@ -7,9 +7,10 @@
 
 use super::closed_form::{clamp_to_box, point_in_box, segments};
 use super::separating_axes::{box_axes, BoxAxes};
-use crate::math::{max, min, norm, Mat3, Pt3, Real, Vec3};
+use super::simplex::Simplex;
+use crate::math::{max, max_abs, min, norm, Mat3, Pt3, Real, Vec3};
 use crate::query::{Bounds, Penetration, Proximity, Separation, Witness};
-use crate::shape::CorePrimitive;
+use crate::shape::{CorePrimitive, CsoPoint};
 
 /// Two boxes' contact by the separating-axis test ([`box_axes`]), in
 /// closed form: overlapping, the depth ([`Boxes::depth`]); apart, the
@@ -36,6 +37,62 @@ pub(crate) fn box_contact<R: Real>(
         // about 400 instructions on the Cortex-M4F.
         let Separation { distance, bounds, witness } = boxes.apart(&axes, tolerance)?;
         Some(Proximity::Separated(Separation { distance, bounds, witness }))
+    }
+}
+
+/// What the separating axes say of two boxes for GJK's distance and
+/// intersection queries ([`box_gjk`]).
+pub(crate) enum ForGjk<R: Real> {
+    /// Apart: their distance, certified ([`Boxes::apart`]).
+    Apart(Separation<R>),
+    /// Overlapping: a tetrahedron of CSO points around the origin, the
+    /// answer GJK gives and EPA starts from.
+    Overlapping(Enclosing<R>),
+}
+
+/// Two boxes' answer for GJK's distance and intersection queries, in closed
+/// form: apart, their separation, as [`box_contact`] finds it; overlapping,
+/// a tetrahedron of CSO points around the origin ([`Boxes::enclosing`]).
+/// `None` where either is left open (touching within rounding, bounds
+/// apart by more than the tolerance, no point of both boxes found), when
+/// the pair is not two boxes, or when anything is not finite: GJK decides.
+pub(crate) fn box_gjk<R: Real>(a: &CorePrimitive<R>, b: &CorePrimitive<R>, tolerance: R) -> Option<ForGjk<R>> {
+    let boxes = Boxes::of(a, b)?;
+    let axes = boxes.axes()?;
+    if axes.overlap > R::ZERO {
+        boxes.enclosing(&axes, tolerance).map(ForGjk::Overlapping)
+    } else {
+        // Rebuilt field by field, as in `box_contact`.
+        let Separation { distance, bounds, witness } = boxes.apart(&axes, tolerance)?;
+        Some(ForGjk::Apart(Separation { distance, bounds, witness }))
+    }
+}
+
+/// Four corners of one box and a point of the other, whose differences
+/// are four CSO points around the origin: `corner − point` where the
+/// corners are A's, `point − corner` where they are B's. `weights` are the
+/// origin's barycentric weights in them.
+pub(crate) struct Enclosing<R: Real> {
+    corners: [Vec3<R>; 4],
+    point: Vec3<R>,
+    weights: [R; 4],
+    of_a: bool,
+    /// The axis of least overlap, unit, from A towards B.
+    pub normal: Vec3<R>,
+}
+
+impl<R: Real> Enclosing<R> {
+    /// The tetrahedron as GJK's simplex, the body points moved by
+    /// `to_world` (the CSO points stay as computed, in the pair frame).
+    #[inline(always)]
+    pub fn simplex(&self, to_world: &Vec3<R>) -> Simplex<R> {
+        let p = self.point;
+        let cso = |corner: Vec3<R>| {
+            let (a, b) = if self.of_a { (corner, p) } else { (p, corner) };
+            CsoPoint { w: a - b, a: Pt3::from(a + to_world), b: Pt3::from(b + to_world) }
+        };
+        let [c0, c1, c2, c3] = self.corners;
+        Simplex::around_origin([cso(c0), cso(c1), cso(c2), cso(c3)], self.weights)
     }
 }
 
@@ -122,6 +179,85 @@ impl<'p, R: Real> Boxes<'p, R> {
             depth,
             bounds: Bounds { lower: max(lower, R::ZERO), upper },
             witness: Witness { point_a: Pt3::from(pa), point_b: Pt3::from(pb), normal: n },
+        })
+    }
+
+    /// Overlapping boxes: four CSO points around the origin, from a point
+    /// `m` of both boxes. With `m` written as a convex combination of four
+    /// corners `cₖ` of one box, `m = Σ λₖ cₖ`, the origin is `Σ λₖ (cₖ − m)`,
+    /// and each `cₖ − m` is a CSO point (`m` lies in the other box). The
+    /// corners and weights are those of the Freudenthal (Kuhn) simplex of
+    /// the box that holds `m`: with `m`'s box coordinates scaled to
+    /// `yᵢ ∈ [0, 1]` and sorted, `y_π₁ ≥ y_π₂ ≥ y_π₃`, the corners step from
+    /// the all-low one along `π₁`, then `π₂`, then `π₃`, with weights
+    /// `1 − y_π₁`, `y_π₁ − y_π₂`, `y_π₂ − y_π₃`, `y_π₃` (all nonnegative).
+    /// The corners are taken from the box whose least half-extent is
+    /// larger (a tetrahedron of volume).
+    ///
+    /// `m` is the middle of the deepest points ([`Boxes::facing_points`]),
+    /// `pa` on A's feature facing B and `pb = pa − depth·n` on B's: on a
+    /// shallow overlap the segment between them lies in both boxes (each
+    /// box's tangent cone at its facing feature holds the axis). A deep
+    /// one can pass through a box: a box inside another holds `pb` (or the
+    /// other holds `pa`), taken next. Each is used only where it lies in
+    /// both boxes to rounding. `None` where the depth's lower bound does not
+    /// clear the rounding (touching), where the features do not meet, or
+    /// where no point of both boxes was found: GJK decides.
+    fn enclosing(&self, axes: &BoxAxes<R>, tolerance: R) -> Option<Enclosing<R>> {
+        let (n, rounding) = (axes.normal, axes.rounding);
+        if !(axes.depth_bounds().0 > rounding) {
+            return None;
+        }
+        let (pa, pb) = self.facing_points(&n, axes.overlap, max(tolerance * axes.scale, rounding))?;
+        // `m` in each box's coordinates and clamped to the box, where it
+        // lies in both to rounding.
+        let in_both = |m: Vec3<R>| {
+            let (local_a, local_b) = (self.ra.tr_mul(&(m - self.ca)), self.rb.tr_mul(&(m - self.cb)));
+            let (in_a, in_b) = (clamp_to_box(&local_a, self.ha), clamp_to_box(&local_b, self.hb));
+            (max_abs(&(local_a - in_a)) <= rounding && max_abs(&(local_b - in_b)) <= rounding).then_some((in_a, in_b))
+        };
+        let (in_a, in_b) = in_both((pa + pb) * R::HALF).or_else(|| in_both(pb)).or_else(|| in_both(pa))?;
+        let least = |h: &Vec3<R>| min(h.x, min(h.y, h.z));
+        let of_a = least(self.ha) >= least(self.hb);
+        // The corners' box, `m` there, and `m` as a point of the other box.
+        let (c, r, h, local, point) = if of_a {
+            (self.ca, self.ra, self.ha, in_a, self.cb + self.rb * in_b)
+        } else {
+            (self.cb, self.rb, self.hb, in_b, self.ca + self.ra * in_a)
+        };
+        if !(least(h) > rounding) {
+            return None;
+        }
+        // Each axis's coordinate in [0, 1] and its full edge, sorted by the
+        // coordinate, largest first (three compare-swaps, no indexing).
+        let unit = |x: R, h: R| max(R::ZERO, min((x + h) / (h + h), R::ONE));
+        // The columns as arrays: a column view times a scalar is built
+        // through an iterator whose length check is a panic path.
+        let [u, v, w]: [[R; 3]; 3] = (*r).into();
+        let edge = |[x, y, z]: [R; 3], h: R| Vec3::new(x, y, z) * (h + h);
+        let mut steps = [
+            (unit(local.x, h.x), edge(u, h.x)),
+            (unit(local.y, h.y), edge(v, h.y)),
+            (unit(local.z, h.z), edge(w, h.z)),
+        ];
+        let order = |p: &mut (R, Vec3<R>), q: &mut (R, Vec3<R>)| {
+            if q.0 > p.0 {
+                core::mem::swap(p, q);
+            }
+        };
+        let [s0, s1, s2] = &mut steps;
+        order(s0, s1);
+        order(s1, s2);
+        order(s0, s1);
+        let [(y1, e1), (y2, e2), (y3, e3)] = steps;
+        let low = c - r * h;
+        let (c1, c2) = (low + e1, low + e1 + e2);
+        Some(Enclosing {
+            corners: [low, c1, c2, c2 + e3],
+            point,
+            weights: [R::ONE - y1, y1 - y2, y2 - y3, y3],
+            of_a,
+            normal: n,
         })
     }
 

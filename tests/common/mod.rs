@@ -76,3 +76,17 @@ pub fn segment_segment(a0: &Point3<f64>, a1: &Point3<f64>, b0: &Point3<f64>, b1:
 pub fn precise<R: narrowphase::math::Real>() -> narrowphase::query::Budget<R> {
     narrowphase::query::Budget::new(64, R::EPSILON * R::lit(1000.0))
 }
+
+/// A body seen through its support function alone (no margin, no core
+/// primitive): the queries run plain GJK (and EPA) on it, never a closed
+/// form, which makes it an independent reference for the closed forms.
+pub struct SupportOnly<'s, R: narrowphase::math::Real>(pub &'s dyn narrowphase::prelude::SupportMap<R>);
+
+impl<R: narrowphase::math::Real> narrowphase::prelude::SupportMap<R> for SupportOnly<'_, R> {
+    fn support(&self, dir: &Vector3<R>) -> Point3<R> {
+        self.0.support(dir)
+    }
+    fn center(&self) -> Point3<R> {
+        self.0.center()
+    }
+}

@@ -5,7 +5,7 @@
 //! point), the point–box distance `sqrt(Σ max(|xᵢ| − hᵢ, 0)²)`, and GJK on
 //! the same bodies.
 
-use crate::common::{point_segment, pose, rng, rotation, segment_segment};
+use crate::common::{point_segment, pose, rng, rotation, segment_segment, SupportOnly};
 use nalgebra::{Point3, Rotation3, Translation3, Vector3};
 use narrowphase::math::{Pose, Real};
 use narrowphase::prelude::*;
@@ -527,20 +527,6 @@ fn gjk_entry_points_take_the_closed_form_on_round_pairs_in_f32() {
     gjk_entry_points_on_round_pairs::<f32>(2e-6);
 }
 
-/// A body seen through its support function alone: no margin, no core, so
-/// GJK runs on the whole (round) body, the path the sphere-swept queries
-/// replaced.
-struct Whole<'s>(&'s dyn SupportMap<f64>);
-
-impl SupportMap<f64> for Whole<'_> {
-    fn support(&self, dir: &Vector3<f64>) -> Point3<f64> {
-        self.0.support(dir)
-    }
-    fn center(&self) -> Point3<f64> {
-        self.0.center()
-    }
-}
-
 /// Hulls against capsules and spheres (GJK on the hull and the capsule's
 /// segment, the radius subtracted): `gjk::distance` agrees with GJK on the
 /// whole bodies at a fine tolerance and a large cap, `gjk::intersect` with
@@ -559,7 +545,7 @@ fn hulls_against_round_bodies_measure_the_cores() {
         let a = Placed::new(hull.polytope().unwrap(), pose(&mut g, 0.3));
         let r = random_round(&mut g, 1.0);
         let b = body::<f64>(&r);
-        let reference = gjk::distance(&a, &Whole(&*b), &fine, &mut GjkWarmStart::default());
+        let reference = gjk::distance(&a, &SupportOnly(&*b), &fine, &mut GjkWarmStart::default());
         let budget = Budget::default();
         let d = gjk::distance(&a, &*b, &budget, &mut GjkWarmStart::default());
         let hit = gjk::intersect(&a, &*b, &budget, &mut GjkWarmStart::default());

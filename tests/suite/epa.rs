@@ -2,6 +2,7 @@
 //! independently of the code under test: the separating-axis theorem for box
 //! pairs (15 axes), closed forms for spheres and a sphere inside a box.
 
+use crate::common::SupportOnly;
 use nalgebra::{Matrix3, Rotation3, Translation3, UnitQuaternion, Vector3};
 use narrowphase::math::Pose;
 use narrowphase::prelude::*;
@@ -614,19 +615,6 @@ fn degenerate_input_simplices() {
         let s = simplex::<f64>(&pts);
         let pen = penetrating(epa::penetration(&sa, &sb, &s, &budget));
         assert!((pen.depth - depth).abs() < 1e-9, "case {k}: {depth} {pen:?}");
-    }
-}
-
-/// A body seen through its support function alone (no core primitive), so
-/// that `contact` runs GJK and EPA on it, not the boxes' separating axes.
-struct SupportOnly<'s>(&'s dyn SupportMap<f64>);
-
-impl SupportMap<f64> for SupportOnly<'_> {
-    fn support(&self, dir: &V3) -> Pt3<f64> {
-        self.0.support(dir)
-    }
-    fn center(&self) -> Pt3<f64> {
-        self.0.center()
     }
 }
 
