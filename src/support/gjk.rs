@@ -140,11 +140,12 @@ impl<R: Real> GjkOutcome<R> {
 /// **Two boxes** are answered by their fifteen separating axes without
 /// iterating (the cache records one iteration): apart, the distance as
 /// [`contact`](super::contact::contact) finds it, certified; overlapping,
-/// four CSO points around the origin, each a corner of one box less a point
-/// of both (the corners of the Freudenthal simplex of that box holding the
-/// point), with the origin's weights in them. GJK runs where the axes leave
-/// the answer open (touching within rounding, bounds the rounding keeps
-/// apart by more than the tolerance).
+/// or touching within rounding, four CSO points around the origin, each a
+/// corner of one box less a point of both (the corners of the Freudenthal
+/// simplex of that box holding the point), with the origin's weights in
+/// them. GJK runs where the axes leave the answer open (no point of both
+/// boxes found, bounds the rounding keeps apart by more than the
+/// tolerance).
 ///
 /// ```
 /// use narrowphase::prelude::*;

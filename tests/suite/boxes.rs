@@ -517,3 +517,43 @@ fn gjk_on_nested_and_coincident_boxes_encloses_the_origin() {
         }
     }
 }
+
+/// Boxes touching exactly (face on face, edge across edge): `Penetrating`
+/// at the default tolerance ("touching within the tolerance", as GJK
+/// answers it), in one step, with four CSO points around the origin to
+/// rounding; at tolerance zero the closed form does not claim the
+/// contact and GJK runs.
+#[test]
+fn gjk_on_touching_boxes_answers_contact_in_one_step() {
+    let id = Rotation3::identity();
+    let (about_y, about_x) = (
+        Rotation3::from_axis_angle(&Vector3::y_axis(), std::f64::consts::FRAC_PI_4),
+        Rotation3::from_axis_angle(&Vector3::x_axis(), std::f64::consts::FRAC_PI_4),
+    );
+    let (ha, hb) = (Vector3::new(0.3, 0.2, 0.1), Vector3::new(0.2, 0.1, 0.15));
+    let ridges = std::f64::consts::FRAC_1_SQRT_2 * (ha.x + ha.z + hb.y + hb.z);
+    let block = |half: Vector3<f64>, at: Vector3<f64>, turn: Rotation3<f64>| Block {
+        pose: Pose::from_parts(Translation3::from(at), turn),
+        half,
+        rounding: 0.0,
+    };
+    let cases = [
+        (block(ha, Vector3::zeros(), id), block(hb, Vector3::new(ha.x + hb.x, 0.05, 0.0), id)),
+        (block(ha, Vector3::zeros(), about_y), block(hb, Vector3::new(0.0, 0.0, ridges), about_x)),
+    ];
+    for (case, (a, b)) in cases.into_iter().enumerate() {
+        assert!(core_distance(&a, &b) <= 1e-12, "case {case}: not touching");
+        let (ba, bb) = (a.body(|x| x, a.pose), b.body(|x| x, b.pose));
+        let mut cache = GjkWarmStart::default();
+        let GjkOutcome::Penetrating(simplex) = gjk::distance(&*ba, &*bb, &Budget::default(), &mut cache) else {
+            panic!("case {case}: not in contact")
+        };
+        assert_eq!(cache.iterations, 1, "case {case}");
+        assert_encloses_origin(&simplex, &a, &b, 1e-12, case);
+        let hit = gjk::intersect(&*ba, &*bb, &Budget::default(), &mut GjkWarmStart::default());
+        assert_eq!(hit.is_penetrating(), Some(true), "case {case}: {hit:?}");
+        let mut cache = GjkWarmStart::default();
+        let _ = gjk::distance(&*ba, &*bb, &Budget::new(64, 0.0), &mut cache);
+        assert!(cache.iterations > 1, "case {case}: the closed form answered at tolerance zero");
+    }
+}
