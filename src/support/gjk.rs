@@ -134,10 +134,11 @@ impl<R: Real> GjkOutcome<R> {
 /// [`GjkOutcome::Penetrating`] with four CSO points around the origin (the
 /// cores' closest CSO point moved by the margins along the normal and
 /// across it), from which [`super::epa`] starts as from GJK's simplex.
-/// Overlapping cores, and cores whose bounds straddle the margins, run GJK
-/// on the bodies as any other pair.
+/// Overlapping cores (but two boxes', below), and cores whose bounds
+/// straddle the margins, run GJK on the bodies as any other pair.
 ///
-/// **Two boxes** are answered by their fifteen separating axes without
+/// **Two boxes** (or the box cores of two rounded boxes, the margins then
+/// applied as above) are answered by their fifteen separating axes without
 /// iterating (the cache records one iteration): apart, the distance as
 /// [`contact`](super::contact::contact) finds it, certified; overlapping,
 /// or touching within rounding, four CSO points around the origin, each a
@@ -173,6 +174,7 @@ where
             OnCores::Touching { cores, ma, mb } => {
                 return GjkOutcome::Penetrating(enclosing(&cores, ma, mb, &origin.coords))
             }
+            OnCores::Overlapping(e) => return GjkOutcome::Penetrating(e.simplex(&origin.coords)),
             OnCores::Bodies => {}
         }
     } else {
@@ -226,6 +228,7 @@ where
             OnCores::Touching { cores, ma, mb } => {
                 return GjkOutcome::Penetrating(enclosing(&cores, ma, mb, &origin.coords))
             }
+            OnCores::Overlapping(e) => return GjkOutcome::Penetrating(e.simplex(&origin.coords)),
             OnCores::Bodies => {}
         }
     } else {
@@ -919,8 +922,10 @@ where
 
 /// [`distance`] and [`intersect`] on sphere-swept bodies (margins
 /// `m = m_A + m_B > 0`): the cores' distance, in closed form when both are
-/// closed-form primitives ([`SupportMap::core_primitive_from`]), else by
-/// GJK on the cores, which never meets a round surface. Cores farther apart
+/// closed-form primitives ([`SupportMap::core_primitive_from`]; two box
+/// cores by their separating axes, [`box_pair::box_gjk`], overlapping ones
+/// then [`OnCores::Overlapping`]), else by GJK on the cores, which never
+/// meets a round surface. Cores farther apart
 /// than `m` are the bodies' separation (witness points moved out to the
 /// surfaces); cores apart by less (or within the tolerance above) are
 /// [`OnCores::Touching`], for the caller to answer with four CSO points
@@ -952,14 +957,24 @@ where
     let (ma, mb) = (a.margin(), b.margin());
     let m = ma + mb;
     let entry = *cache;
+    let scale = |s: &Separation<R>| max(max(max_abs(&s.witness.point_a.coords), max_abs(&s.witness.point_b.coords)), m);
     let cores = match closed_form_gap(a, b, budget, cache) {
         Some(gap) => Some((gap.separation(), max(gap.scale, m))),
-        None => match run(&Core(a), &Core(b), budget, cache, exit_above, &Vec3::zeros()) {
-            GjkOutcome::Separated(s) => {
-                let scale = max(max(max_abs(&s.witness.point_a.coords), max_abs(&s.witness.point_b.coords)), m);
+        None => match boxes(&Core(a), &Core(b), budget, cache) {
+            Some(ForGjk::Apart(s)) => {
+                let scale = scale(&s);
                 Some((s, scale))
             }
-            _ => None,
+            // Overlapping (or touching) box cores: their four CSO points
+            // around the origin are the bodies' too.
+            Some(ForGjk::Overlapping(e)) => return OnCores::Overlapping(e),
+            None => match run(&Core(a), &Core(b), budget, cache, exit_above, &Vec3::zeros()) {
+                GjkOutcome::Separated(s) => {
+                    let scale = scale(&s);
+                    Some((s, scale))
+                }
+                _ => None,
+            },
         },
     };
     if let Some((cores, scale)) = cores {
@@ -1024,6 +1039,9 @@ enum OnCores<R: Real> {
         /// B's margin.
         mb: R,
     },
+    /// Two boxes' cores overlap or touch: four CSO points of the cores
+    /// around the origin ([`box_pair::box_gjk`]), which are the bodies'.
+    Overlapping(box_pair::Enclosing<R>),
     /// The cores cannot decide: GJK on the bodies.
     Bodies,
 }
