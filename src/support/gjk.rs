@@ -1050,15 +1050,20 @@ enum OnCores<R: Real> {
 /// `core.distance` = `d` apart, `d` below the margins `m = ma + mb` (or
 /// within the tolerance above): with `c = a − b` the cores' closest CSO
 /// point (`−d·n`, `n` the unit normal from A's core to B's), the points
-/// `c + m·u` for `u = n` and three unit `u` perpendicular to `n` at 120°.
-/// Each is a CSO point (`a + ma·u` lies in A, `b − mb·u` in B). The first sits at height `m − d > 0`
-/// along `n`, the other three at `−d < 0` around the axis, so the
-/// tetrahedron holds the piece of the axis between, the origin among it.
+/// `c + m·u` for `u = n` and three `u` perpendicular to `n` at 120°, of
+/// one length in `[1/2, 1]`. Each is a CSO point (`a + ma·u` lies in
+/// A, `b − mb·u` in B, for `|u| ≤ 1`). The first sits at height
+/// `m − d > 0` along `n`, the other three at `−d < 0` around the axis, so
+/// the tetrahedron holds the piece of the axis between, the origin among
+/// it.
 /// Points moved by `to_world`.
 fn enclosing<R: Real>(cores: &Separation<R>, ma: R, mb: R, to_world: &Vec3<R>) -> Simplex<R> {
     let core = &cores.witness;
     let n = core.normal;
-    let (t, s) = crate::math::orthonormal_pair(&n);
+    // The base's directions need not be unit: `a + ma·u` lies in A for any
+    // `|u| ≤ 1`. Two of one length below 1, without a division on the way
+    // to the points.
+    let (t, s) = crate::math::perpendicular_pair(&n);
     let (half, root) = (R::lit(0.5), R::lit(0.866_025_403_784_438_6));
     let point = |u: Vec3<R>| {
         let (pa, pb) = (core.point_a.coords + u * ma, core.point_b.coords - u * mb);
