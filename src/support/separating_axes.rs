@@ -20,8 +20,12 @@ use crate::math::{max, max_abs, min, Mat3, Real, Vec3};
 
 /// What the fifteen axes say of two boxes ([`box_axes`]).
 pub(crate) struct BoxAxes<R: Real> {
-    /// The least overlap of the boxes' shadows over the axes: the depth
-    /// where positive, minus the largest gap where negative.
+    /// The least overlap of the boxes' shadows over the axes, each edge
+    /// axis's raised by its tilt (below): the depth where positive, minus
+    /// the largest gap where negative. Raised, an edge axis from nearly
+    /// parallel edges, whose overlap the rounding may move by the boxes'
+    /// size, is not taken for its rounding; and the overlap stays an upper
+    /// bound on the exact one along the axis.
     pub overlap: R,
     /// Its axis: unit, in the frame the boxes were given in, oriented from
     /// A's centre towards B's.
@@ -31,8 +35,9 @@ pub(crate) struct BoxAxes<R: Real> {
     /// edges is tilted by up to `ε/|u × w|`, which moves its overlap by that
     /// much of the pair's size.
     pub slack: R,
-    /// The largest `slack` over the fifteen axes: the least overlap is the
-    /// depth only up to it, since a tilted axis may hide a smaller one.
+    /// The largest `slack` over the fifteen axes, twice (the raise and the
+    /// rounding): the least overlap is the depth only up to it, since a
+    /// tilted axis may hide a smaller one.
     pub worst_slack: R,
     /// Largest coordinate involved (the scale of the rounding).
     pub scale: R,
@@ -132,7 +137,8 @@ pub(crate) fn box_axes<R: Real>(
         shortest = min(shortest, len);
         let along = t[i2] * c1 - t[i1] * c2;
         let reach = h[i1] * qj[i2] + h[i2] * qj[i1] + gj1 * qj2[i] + gj2 * qj1[i];
-        consider((reach - along.abs()) / len, axis);
+        // Raised by the tilt's share, `tilt / len` (see `BoxAxes::overlap`).
+        consider((reach - along.abs() + tilt) / len, axis);
     };
     // B's edge j with its two others, `j1 = j + 1`, `j2 = j + 2` (mod 3);
     // every index a constant (no bounds check survives).
@@ -173,7 +179,7 @@ pub(crate) fn box_axes<R: Real>(
         overlap,
         normal,
         slack: tilt / len + rounding,
-        worst_slack: tilt / shortest + rounding,
+        worst_slack: (tilt + tilt) / shortest + rounding,
         scale,
         rounding,
     })
