@@ -550,6 +550,10 @@ fn edge_in_box<R: Real>(
                     lo = max(lo, min(t0, t1));
                     hi = min(hi, max(t0, t1));
                 }
+                // Most edges miss the other box in the first slab.
+                if lo > hi {
+                    break;
+                }
             }
             if lo <= hi {
                 return Some(p + d * ((lo + hi) * R::HALF));
