@@ -297,33 +297,6 @@ pub fn any_orthogonal<R: Real>(n: &Vec3<R>) -> Vec3<R> {
     normalize(&c).unwrap_or_else(Vec3::x)
 }
 
-/// Two vectors `t`, `s` orthogonal to `n` and to each other, of equal
-/// length `(1 + |n_z|)/2` (in `[1/2, 1]`) for a unit `n`, without a
-/// division, a square root or a branch: [`orthonormal_pair`] scaled by
-/// `(s + n_z)/2`, which clears its division. For constructions that need
-/// directions across `n` no longer than 1 but not of unit length, and
-/// that would otherwise wait on the division.
-#[inline]
-pub fn perpendicular_pair<R: Real>(n: &Vec3<R>) -> (Vec3<R>, Vec3<R>) {
-    let s = if n.z < R::ZERO { -R::ONE } else { R::ONE };
-    let k = s + n.z;
-    let (xy, half) = (n.x * n.y, R::lit(0.5));
-    (Vec3::new(k - s * n.x * n.x, -s * xy, -s * n.x * k) * half, Vec3::new(-xy, s * k - n.y * n.y, -n.y * k) * half)
-}
-
-/// Two unit vectors that make an orthonormal basis with the unit `n`,
-/// without a square root: Frisvad's construction in the form of Duff et
-/// al. (2017, "Building an Orthonormal Basis, Revisited"), one division.
-/// The sign `s` of `n.z` keeps `s + n.z` at least 1, away from the
-/// cancellation of the original at `n.z = −1`.
-#[inline]
-pub fn orthonormal_pair<R: Real>(n: &Vec3<R>) -> (Vec3<R>, Vec3<R>) {
-    let s = if n.z < R::ZERO { -R::ONE } else { R::ONE };
-    let a = -R::ONE / (s + n.z);
-    let b = n.x * n.y * a;
-    (Vec3::new(R::ONE + s * n.x * n.x * a, s * b, -s * n.x), Vec3::new(b, s + n.y * n.y * a, -n.y))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -340,56 +313,6 @@ mod tests {
         assert_eq!(Real::sqrt(169.0_f32), 13.0);
         assert!(Real::sqrt(-1.0_f32).is_nan());
         assert_eq!(Real::sqrt(2.0_f64), core::f64::consts::SQRT_2);
-    }
-
-    /// Unit vectors over a grid of directions, the poles, the seam at
-    /// n.z = 0 and the axes among them.
-    fn unit_directions() -> std::vec::Vec<Vec3<f64>> {
-        let mut dirs = std::vec::Vec::new();
-        for i in 0..=24 {
-            for j in 0..48 {
-                let (th, ph) = (core::f64::consts::PI * i as f64 / 24.0, core::f64::consts::TAU * j as f64 / 48.0);
-                dirs.push(Vec3::new(th.sin() * ph.cos(), th.sin() * ph.sin(), th.cos()));
-            }
-        }
-        dirs.extend([
-            Vec3::new(0.0, 0.0, -1.0),
-            Vec3::new(1e-17, 0.0, -1.0),
-            Vec3::new(1.0, 0.0, -0.0),
-            Vec3::new(0.0, -1.0, -0.0),
-            Vec3::new(-1.0, 0.0, 0.0),
-            Vec3::new(0.0, 0.0, 1.0),
-        ]);
-        assert!(dirs.iter().all(|n| (n.norm() - 1.0).abs() < 1e-12));
-        dirs
-    }
-
-    #[test]
-    fn perpendicular_pair_spans_the_plane_across_n() {
-        // Orthogonal to n and to each other, of one length (1 + |n_z|)/2
-        // (so that directions built from them stay inside a unit ball), and
-        // t × s along n.
-        for n in &unit_directions() {
-            let (t, s) = perpendicular_pair(n);
-            let (lt, ls) = (t.norm(), s.norm());
-            assert!((lt - ls).abs() < 1e-14 && (lt - (1.0 + n.z.abs()) / 2.0).abs() < 1e-14, "{n:?}: {lt} {ls}");
-            for (x, y) in [(&t, &s), (&t, n), (&s, n)] {
-                assert!(x.dot(y).abs() < 1e-14, "{n:?}: {x:?}·{y:?}");
-            }
-            assert!((t.cross(&s) - n * (lt * lt)).norm() < 1e-14, "{n:?}");
-        }
-    }
-
-    #[test]
-    fn orthonormal_pair_completes_a_right_handed_basis() {
-        // The three must be orthonormal to rounding, and t × s = n.
-        for n in &unit_directions() {
-            let (t, s) = orthonormal_pair(n);
-            for (x, y, want) in [(&t, &t, 1.0), (&s, &s, 1.0), (&t, &s, 0.0), (&t, n, 0.0), (&s, n, 0.0)] {
-                assert!((x.dot(y) - want).abs() < 1e-14, "{n:?}: {x:?}·{y:?}");
-            }
-            assert!((t.cross(&s) - n).norm() < 1e-14, "{n:?}");
-        }
     }
 
     #[test]

@@ -39,7 +39,7 @@
 //! default 1e-9; the overlapping ones 6.7 → 6.5.
 
 use super::box_pair::{self, ForGjk};
-use super::closed_form::{self, CoreGap};
+use super::closed_form::{self, CoreGap, MarginVerdict};
 use super::frame::ToWorld;
 use super::simplex::Simplex;
 use crate::math::{max, max_abs, norm, Pt3, Real, Vec3};
@@ -131,11 +131,14 @@ impl<R: Real> GjkOutcome<R> {
 /// segments, boxes, a point against a cylinder) take no iteration at all
 /// (the cache records one).
 /// Bodies that touch or overlap while their cores are apart get
-/// [`GjkOutcome::Penetrating`] with four CSO points around the origin (the
-/// cores' closest CSO point moved by the margins along the normal and
-/// across it), from which [`super::epa`] starts as from GJK's simplex.
-/// Overlapping cores (but two boxes', below), and cores whose bounds
-/// straddle the margins, run GJK on the bodies as any other pair.
+/// [`GjkOutcome::Penetrating`] with one CSO point: a point of both bodies
+/// (`a = b`, on the segment between the cores' closest points, each within
+/// its body's margin of its core), or, touching from outside within the
+/// tolerance, the two surface points facing each other. A point of both
+/// certifies the overlap by itself; [`super::epa`] grows its first
+/// tetrahedron from it. Overlapping cores (but two boxes', below), and
+/// cores whose bounds straddle the margins, run GJK on the bodies as any
+/// other pair.
 ///
 /// **Two boxes** (or the box cores of two rounded boxes, the margins then
 /// applied as above) are answered by their fifteen separating axes without
@@ -169,10 +172,13 @@ where
     let origin = a.center();
     let (a, b) = (&Relative::new(a, origin), &Relative::new(b, origin));
     if a.margin() + b.margin() > R::ZERO {
+        if let Some(answer) = closed_form_bodies(a, b, budget, cache, &origin.coords) {
+            return answer;
+        }
         match on_cores(a, b, budget, cache, R::INFINITY, &origin.coords) {
             OnCores::Separated(s) => return GjkOutcome::Separated(s),
             OnCores::Touching { cores, ma, mb } => {
-                return GjkOutcome::Penetrating(enclosing(&cores, ma, mb, &origin.coords))
+                return GjkOutcome::Penetrating(point_of_both(&cores.witness, cores.distance, ma, mb, &origin.coords))
             }
             OnCores::Overlapping(e) => return GjkOutcome::Penetrating(e.simplex(&origin.coords)),
             OnCores::Bodies => {}
@@ -198,7 +204,7 @@ where
 /// For the yes/no alone, [`distance_below`] at threshold 0 decides the same
 /// question with less work where the bodies overlap: its answer is bounds,
 /// where this one is the simplex [`super::epa`] starts from (on
-/// sphere-swept bodies whose cores are apart, four CSO points built for it).
+/// sphere-swept bodies whose cores are apart, a point of both bodies).
 /// Two boxes are answered in closed form as in [`distance`]: apart, with
 /// the converged distance.
 ///
@@ -223,10 +229,13 @@ where
     if m > R::ZERO {
         // The cores' GJK stops as soon as it certifies them farther apart
         // than the margins.
+        if let Some(answer) = closed_form_bodies(a, b, budget, cache, &origin.coords) {
+            return answer;
+        }
         match on_cores(a, b, budget, cache, m, &origin.coords) {
             OnCores::Separated(s) => return GjkOutcome::Separated(s),
             OnCores::Touching { cores, ma, mb } => {
-                return GjkOutcome::Penetrating(enclosing(&cores, ma, mb, &origin.coords))
+                return GjkOutcome::Penetrating(point_of_both(&cores.witness, cores.distance, ma, mb, &origin.coords))
             }
             OnCores::Overlapping(e) => return GjkOutcome::Penetrating(e.simplex(&origin.coords)),
             OnCores::Bodies => {}
@@ -921,15 +930,14 @@ where
 }
 
 /// [`distance`] and [`intersect`] on sphere-swept bodies (margins
-/// `m = m_A + m_B > 0`): the cores' distance, in closed form when both are
-/// closed-form primitives ([`SupportMap::core_primitive_from`]; two box
-/// cores by their separating axes, [`box_pair::box_gjk`], overlapping ones
-/// then [`OnCores::Overlapping`]), else by GJK on the cores, which never
-/// meets a round surface. Cores farther apart
+/// `m = m_A + m_B > 0`) that [`closed_form_bodies`] leaves open: the
+/// cores' distance, for two box cores by their separating axes
+/// ([`box_pair::box_gjk`], overlapping ones then [`OnCores::Overlapping`]),
+/// else by GJK on the cores, which never meets a round surface. Cores farther apart
 /// than `m` are the bodies' separation (witness points moved out to the
 /// surfaces); cores apart by less (or within the tolerance above) are
-/// [`OnCores::Touching`], for the caller to answer with four CSO points
-/// around the origin ([`enclosing`]). [`OnCores::Bodies`], the cache as it
+/// [`OnCores::Touching`], for the caller to answer with a point of both
+/// bodies ([`point_of_both`]). [`OnCores::Bodies`], the cache as it
 /// was, for overlapping cores and cores the bounds leave undecided against
 /// `m`: the caller runs GJK on the bodies, whose simplex is what EPA
 /// expects from a deep overlap, and which may certify what the cores'
@@ -958,23 +966,20 @@ where
     let m = ma + mb;
     let entry = *cache;
     let scale = |s: &Separation<R>| max(max(max_abs(&s.witness.point_a.coords), max_abs(&s.witness.point_b.coords)), m);
-    let cores = match closed_form_gap(a, b, budget, cache) {
-        Some(gap) => Some((gap.separation(), max(gap.scale, m))),
-        None => match boxes(&Core(a), &Core(b), budget, cache) {
-            Some(ForGjk::Apart(s)) => {
+    let cores = match boxes(&Core(a), &Core(b), budget, cache) {
+        Some(ForGjk::Apart(s)) => {
+            let scale = scale(&s);
+            Some((s, scale))
+        }
+        // Overlapping (or touching) box cores: their four CSO points
+        // around the origin are the bodies' too.
+        Some(ForGjk::Overlapping(e)) => return OnCores::Overlapping(e),
+        None => match run(&Core(a), &Core(b), budget, cache, exit_above, &Vec3::zeros()) {
+            GjkOutcome::Separated(s) => {
                 let scale = scale(&s);
                 Some((s, scale))
             }
-            // Overlapping (or touching) box cores: their four CSO points
-            // around the origin are the bodies' too.
-            Some(ForGjk::Overlapping(e)) => return OnCores::Overlapping(e),
-            None => match run(&Core(a), &Core(b), budget, cache, exit_above, &Vec3::zeros()) {
-                GjkOutcome::Separated(s) => {
-                    let scale = scale(&s);
-                    Some((s, scale))
-                }
-                _ => None,
-            },
+            _ => None,
         },
     };
     if let Some((cores, scale)) = cores {
@@ -1028,7 +1033,7 @@ enum OnCores<R: Real> {
     /// The bodies are apart: their separation.
     Separated(Separation<R>),
     /// The bodies touch or overlap while the cores are apart: the cores'
-    /// separation and the margins, for [`enclosing`]. Small: the caller
+    /// separation and the margins, for [`point_of_both`]. Small: the caller
     /// builds the simplex in its own answer, one copy of it fewer on the way
     /// out.
     Touching {
@@ -1046,49 +1051,69 @@ enum OnCores<R: Real> {
     Bodies,
 }
 
-/// Four points of the CSO of two sphere-swept bodies whose cores are
-/// `core.distance` = `d` apart, `d` below the margins `m = ma + mb` (or
-/// within the tolerance above): with `c = a − b` the cores' closest CSO
-/// point (`−d·n`, `n` the unit normal from A's core to B's), the points
-/// `c + m·u` for `u = n` and three `u` perpendicular to `n` at 120°, of
-/// one length in `[1/2, 1]`. Each is a CSO point (`a + ma·u` lies in
-/// A, `b − mb·u` in B, for `|u| ≤ 1`). The first sits at height
-/// `m − d > 0` along `n`, the other three at `−d < 0` around the axis, so
-/// the tetrahedron holds the piece of the axis between, the origin among
-/// it.
-/// Points moved by `to_world`.
-fn enclosing<R: Real>(cores: &Separation<R>, ma: R, mb: R, to_world: &Vec3<R>) -> Simplex<R> {
-    let core = &cores.witness;
-    let n = core.normal;
-    // The base's directions need not be unit: `a + ma·u` lies in A for any
-    // `|u| ≤ 1`. Two of one length below 1, without a division on the way
-    // to the points.
-    let (t, s) = crate::math::perpendicular_pair(&n);
-    let (half, root) = (R::lit(0.5), R::lit(0.866_025_403_784_438_6));
-    let point = |u: Vec3<R>| {
-        let (pa, pb) = (core.point_a.coords + u * ma, core.point_b.coords - u * mb);
-        CsoPoint { w: pa - pb, a: Pt3::from(pa + to_world), b: Pt3::from(pb + to_world) }
+/// Sphere-swept bodies whose cores are closed-form primitives
+/// ([`closed_form_gap`]), margins `m > 0`: apart, the bodies'
+/// separation (the cores' less `m`, witness points moved out to the
+/// surfaces); touching or overlapping, a point of both
+/// ([`point_of_both`]). The cache then records one iteration and the
+/// direction GJK would keep. `None`, the cache untouched, where the closed
+/// form leaves the pair open ([`on_cores`] then decides). Points moved by
+/// `to_world`.
+#[inline(always)]
+fn closed_form_bodies<R, A, B>(
+    a: &A,
+    b: &B,
+    budget: &Budget<R>,
+    cache: &mut GjkWarmStart<R>,
+    to_world: &Vec3<R>,
+) -> Option<GjkOutcome<R>>
+where
+    R: Real,
+    A: SupportMap<R> + ?Sized,
+    B: SupportMap<R> + ?Sized,
+{
+    let entry = (cache.direction, cache.iterations);
+    let gap = closed_form_gap(a, b, budget, cache)?;
+    let (ma, mb) = (a.margin(), b.margin());
+    let m = ma + mb;
+    let bounds = shifted(gap.bounds, m);
+    let answer = match closed_form::margin_verdict(bounds.lower, bounds.upper, budget.tolerance, max(gap.scale, m)) {
+        MarginVerdict::Apart => GjkOutcome::Separated(Separation {
+            distance: gap.distance - m,
+            bounds,
+            witness: closed_form::swept(&gap.witness, ma, mb, to_world),
+        }),
+        MarginVerdict::Touching => GjkOutcome::Penetrating(point_of_both(&gap.witness, gap.distance, ma, mb, to_world)),
+        MarginVerdict::Open => {
+            (cache.direction, cache.iterations) = entry;
+            return None;
+        }
     };
-    let (across, back) = (s * root, t * -half);
-    let (d, m) = (cores.distance, ma + mb);
-    // Built in the answer itself (returned directly: a copy of the four
-    // points was an eighth of this function's instructions).
-    let tetrahedron =
-        |bary: [R; 4]| Simplex::around_origin([point(n), point(t), point(back + across), point(back - across)], bary);
-    if d < m {
-        // The origin lies on the axis at height d above the base, whose
-        // centroid is on the axis (the three u sum to zero), and the apex
-        // m above it: weight d/m on the apex, the rest shared by the base.
-        let top = d / m;
-        let side = (R::ONE - top) * R::lit(1.0 / 3.0);
-        return tetrahedron([top, side, side, side]);
-    }
-    // Touching from outside within the tolerance: the closest point of the
-    // tetrahedron to the origin, and its weights (the reduction reads the
-    // points only).
-    let mut simplex = tetrahedron([R::ONE, R::ZERO, R::ZERO, R::ZERO]);
-    let _ = simplex.reduce();
-    simplex
+    Some(answer)
+}
+
+/// A point of both sphere-swept bodies whose cores' closest points `p_A`,
+/// `p_B` are `d` apart, `d` below the margins `m = ma + mb` (or within the
+/// tolerance above), as the one-point simplex `{a − b}`. Overlapping
+/// (`d < m`): `a = b = p_A + (ma/m)·(p_B − p_A)`, within `d·ma/m < ma` of
+/// A's core and `d·mb/m < mb` of B's, so in both bodies (to rounding), and
+/// `a − b = 0`. Touching from outside (`d ≥ m`): the two surface points
+/// facing each other, `p_A + ma·n` and `p_B − mb·n`, whose difference
+/// `(m − d)·n` is within the tolerance of the origin. A point of both
+/// bodies certifies the overlap by itself, and EPA grows its first
+/// tetrahedron from it by support queries. Points moved by `to_world`.
+fn point_of_both<R: Real>(core: &Witness<R>, d: R, ma: R, mb: R, to_world: &Vec3<R>) -> Simplex<R> {
+    let (pa, pb) = (core.point_a.coords, core.point_b.coords);
+    let m = ma + mb;
+    let (a, b) = if d < m {
+        // Along `p_B − p_A` rather than `d·n`: no wait for the normal's
+        // division.
+        let a = pa + (pb - pa) * (ma / m);
+        (a, a)
+    } else {
+        (pa + core.normal * ma, pb - core.normal * mb)
+    };
+    Simplex::one(CsoPoint { w: a - b, a: Pt3::from(a + to_world), b: Pt3::from(b + to_world) })
 }
 
 /// The threshold query on sphere-swept bodies (margins `m > 0`) whose cores
@@ -1194,7 +1219,12 @@ fn shifted<R: Real>(bounds: Bounds<R>, m: R) -> Bounds<R> {
 /// The closed-form gap of the two cores ([`closed_form::core_gap`]) when
 /// both are primitives with one and it certifies them apart; the cache then
 /// records one iteration and the direction GJK would have kept.
-#[inline]
+// Inlined on hosts (x86: a capsule pair's `contact` 426 -> 396
+// instructions, `gjk::distance` 448 -> 408); on bare-metal targets left to
+// the compiler, which on the Cortex-M4F, short of registers, keeps
+// `contact` 20 instructions shorter that way.
+#[cfg_attr(target_os = "none", inline)]
+#[cfg_attr(not(target_os = "none"), inline(always))]
 pub(super) fn closed_form_gap<R, A, B>(
     a: &A,
     b: &B,

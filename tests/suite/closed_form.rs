@@ -441,8 +441,8 @@ fn penetrating_boxes_take_the_separating_axis_depth() {
 /// `gjk::distance`, `gjk::intersect` and `gjk::distance_below` take the
 /// same closed form on round pairs: apart pairs in one step, with the
 /// segment distance, witnesses on the surfaces and certified bounds;
-/// overlapping pairs get a simplex around the origin, from which EPA finds
-/// the depth.
+/// overlapping pairs get a point of both bodies (a one-point simplex at the
+/// origin), from which EPA finds the depth.
 fn gjk_entry_points_on_round_pairs<R: Real>(band: f64) {
     let mut g = rng(75);
     let (mut apart, mut overlapping) = (0, 0);
@@ -483,8 +483,9 @@ fn gjk_entry_points_on_round_pairs<R: Real>(band: f64) {
             let GjkOutcome::Penetrating(simplex) = distance else { panic!("case {case}: {distance:?}, truth {truth}") };
             assert_eq!(hit.is_penetrating(), Some(true), "case {case}: intersect");
             // Its points are CSO points (each body point in its body), and
-            // their hull holds the origin.
+            // their hull holds the origin: one point of both bodies.
             assert!(simplex.closest().norm().to_f64() <= tol, "case {case}: origin outside the simplex");
+            assert_eq!(simplex.len(), 1, "case {case}: not one point of both bodies");
             // Its weights are the origin's barycentric coordinates: convex,
             // and the points they combine meet at the origin.
             let weights: Vec<f64> = simplex.weights().iter().map(|x| x.to_f64()).collect();
