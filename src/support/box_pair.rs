@@ -296,10 +296,25 @@ impl<'p, R: Real> Boxes<'p, R> {
             }
             m = self.ca + self.ra * in_a;
         }
-        let m = point_where_edges_cross(self.cb, self.rb, self.hb, self.ca, self.ra, self.ha, R::ZERO)?;
+        let m = self.point_where_edges_cross(R::ZERO)?;
         let (local_a, local_b) = (self.ra.tr_mul(&(m - self.ca)), self.rb.tr_mul(&(m - self.cb)));
         let (in_a, in_b) = (clamp_to_box(&local_a, self.ha), clamp_to_box(&local_b, self.hb));
         (max(max_abs(&(local_a - in_a)), max_abs(&(local_b - in_b))) <= rounding).then_some((in_a, in_b))
+    }
+
+    /// A point of both boxes, from where an edge of B crosses A, else where
+    /// an edge of A crosses B ([`edge_in_box`]), each box widened by
+    /// `widen` (a tolerance) as the other's edges are clipped to it. Out of
+    /// line, with its callee: their locals stay off the stack of the usual
+    /// path.
+    #[inline(never)]
+    fn point_where_edges_cross(&self, widen: R) -> Option<Vec3<R>> {
+        let widened = |h: &Vec3<R>| h.map(|x| x + widen);
+        match edge_in_box(self.cb, self.rb, self.hb, self.ca, self.ra, &widened(self.ha)) {
+            Some(in_a) => Some(self.ca + self.ra * in_a),
+            None => edge_in_box(self.ca, self.ra, self.ha, self.cb, self.rb, &widened(self.hb))
+                .map(|in_b| self.cb + self.rb * in_b),
+        }
     }
 
     /// Boxes apart along the best axis: where the features facing each
@@ -423,7 +438,9 @@ impl<'p, R: Real> Boxes<'p, R> {
         // ([`edge_in_box`]), B's moved onto A's, each widened by the
         // tolerance (the moved feature lies in the other's plane only to
         // it).
-        let p = point_where_edges_cross(&(fb + shift), self.rb, &hb_flat, &fa, self.ra, &ha_flat, eps)?;
+        let moved = fb + shift;
+        let features = Boxes { ca: &fa, ra: self.ra, ha: &ha_flat, cb: &moved, rb: self.rb, hb: &hb_flat };
+        let p = features.point_where_edges_cross(eps)?;
         let pa = point_in_box(&p, &fa, self.ra, &ha_flat);
         let pb = pa - shift;
         on_b(&pb).then_some((pa, pb))
@@ -489,29 +506,6 @@ fn nearest_corner<R: Real>(c: &Vec3<R>, axes: &Mat3<R>, own: &Vec3<R>, other: &V
 /// [`edge_in_box`] ([`Boxes::point_of_both`]): the first settles about 19
 /// poses in 20, the second all but one in 400, a third none of those.
 const BOTH_PROJECTIONS: usize = 2;
-
-/// A point of both boxes X and Y, from where an edge of X crosses Y, else
-/// where an edge of Y crosses X ([`edge_in_box`]), each box widened by
-/// `widen` (a tolerance) as the other's edges are clipped to it. Out of
-/// line, with its callee: their locals stay off the stack of the usual
-/// path.
-#[inline(never)]
-#[allow(clippy::too_many_arguments)]
-fn point_where_edges_cross<R: Real>(
-    cx: &Vec3<R>,
-    rx: &Mat3<R>,
-    hx: &Vec3<R>,
-    cy: &Vec3<R>,
-    ry: &Mat3<R>,
-    hy: &Vec3<R>,
-    widen: R,
-) -> Option<Vec3<R>> {
-    let widened = |h: &Vec3<R>| h.map(|x| x + widen);
-    match edge_in_box(cx, rx, hx, cy, ry, &widened(hy)) {
-        Some(in_y) => Some(cy + ry * in_y),
-        None => edge_in_box(cy, ry, hy, cx, rx, &widened(hx)).map(|in_x| cx + rx * in_x),
-    }
-}
 
 /// The middle of the piece of an edge of box X (centre `cx`, axes `rx`,
 /// half-extents `hx`) inside box Y, in Y's coordinates, for the first

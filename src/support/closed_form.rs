@@ -260,10 +260,11 @@ fn segment_near_box<R: Real>(a: &Vec3<R>, b: &Vec3<R>, half: &Vec3<R>) -> R {
 /// difference of two returned points: x86 code generation stored those
 /// packed across the pair and loaded them back straddling two stores (a
 /// failed store-to-load forwarding, about ten cycles). Minimises
-/// `|p0 + s·u − q0 − t·w|²` over the unit square: the interior stationary point of the two normal equations, its
-/// `s` clamped, `t` taken optimal for that `s` and clamped, and `s` taken
-/// optimal again for a clamped `t` — the minimiser of a convex quadratic
-/// over the square lies on the edge the unconstrained one leaves by.
+/// `|p0 + s·u − q0 − t·w|²` over the unit square: the interior stationary
+/// point of the two normal equations, its `s` clamped, `t` taken optimal
+/// for that `s` and clamped, and `s` taken optimal again for a clamped `t`
+/// — the minimiser of a convex quadratic over the square lies on the edge
+/// the unconstrained one leaves by.
 // Inlined into each caller: out of line in `gjk::distance` on capsules, a
 // query took 24 more instructions on x86.
 #[inline(always)]
