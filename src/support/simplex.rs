@@ -145,13 +145,15 @@ impl<R: Real> Simplex<R> {
             2 => segment(w, 0, 1),
             3 if newest => checked(triangle_newest(w, 0, 1, 2), &|| triangle(w, 0, 1, 2)),
             3 => triangle(w, 0, 1, 2),
-            _ => match tetrahedron(w, newest) {
-                Tetrahedron::Outside(s) if newest => checked(s, &|| match tetrahedron(w, false) {
-                    Tetrahedron::Outside(g) => g,
-                    // Enclosed by the general tests' signs but not the
-                    // newest ones': left to the next iteration.
-                    Tetrahedron::Inside(_) => s,
-                }),
+            _ => match tetrahedron(w, newest, w[3].w.x, w[3].w.y, w[3].w.z) {
+                Tetrahedron::Outside(s) if newest => {
+                    checked(s, &|| match tetrahedron(w, false, w[3].w.x, w[3].w.y, w[3].w.z) {
+                        Tetrahedron::Outside(g) => g,
+                        // Enclosed by the general tests' signs but not the
+                        // newest ones': left to the next iteration.
+                        Tetrahedron::Inside(_) => s,
+                    })
+                }
                 Tetrahedron::Outside(s) => s,
                 Tetrahedron::Inside(weights) => {
                     // Origin enclosed: weights by signed volumes.
@@ -164,7 +166,7 @@ impl<R: Real> Simplex<R> {
         // Keep the supporting points, in place: `sub.idx` increases, so
         // moving point `idx[k]` to slot `k` in order never overwrites a point
         // still to be moved (no copy of the whole simplex).
-        let [i0, i1, i2] = sub.idx;
+        let [i0, i1, i2] = sub.idx.map(usize::from);
         if i0 != 0 {
             self.pts[0] = self.pts[i0 & 3];
         }
@@ -175,25 +177,25 @@ impl<R: Real> Simplex<R> {
             self.pts[2] = self.pts[i2 & 3];
         }
         self.bary = [sub.lambda[0], sub.lambda[1], sub.lambda[2], R::ZERO];
-        self.len = sub.n as u8;
+        self.len = sub.n;
         let combined = sub.point;
-        self.closest = match sub.plane {
-            // The plane projection has the more accurate direction, but it is
-            // only trusted where it agrees with the convex combination (which
-            // is inside the triangle by construction) to rounding: a sliver
-            // triangle's normal can be noise, and its "projection" anywhere.
-            Some(proj) if sub.n == 3 => {
-                // The face's points, moved to the first three slots.
-                let (a, b, c) = (self.pts[0].w, self.pts[1].w, self.pts[2].w);
-                let size = crate::math::max(a.norm_squared(), crate::math::max(b.norm_squared(), c.norm_squared()));
-                let slack = size * R::EPSILON * R::EPSILON * R::lit(4096.0);
-                if (proj - combined).norm_squared() <= slack {
-                    proj
-                } else {
-                    combined
-                }
+        // The plane projection has the more accurate direction, but it is
+        // only trusted where it agrees with the convex combination (which
+        // is inside the triangle by construction) to rounding: a sliver
+        // triangle's normal can be noise, and its "projection" anywhere.
+        self.closest = if sub.n == 3 {
+            let proj = sub.plane;
+            // The face's points, moved to the first three slots.
+            let (a, b, c) = (self.pts[0].w, self.pts[1].w, self.pts[2].w);
+            let size = crate::math::max(a.norm_squared(), crate::math::max(b.norm_squared(), c.norm_squared()));
+            let slack = size * R::EPSILON * R::EPSILON * R::lit(4096.0);
+            if (proj - combined).norm_squared() <= slack {
+                proj
+            } else {
+                combined
             }
-            _ => combined,
+        } else {
+            combined
         };
         false
     }
@@ -205,30 +207,34 @@ impl<R: Real> Simplex<R> {
 /// keeps it); for a face, also the origin's projection on its plane.
 #[derive(Clone, Copy)]
 struct Sub<R: Real> {
-    idx: [usize; 3],
+    idx: [u8; 3],
+    n: u8,
     lambda: [R; 3],
-    n: usize,
     point: Vec3<R>,
-    plane: Option<Vec3<R>>,
+    /// The origin's projection on the face's plane (a face only; `point`
+    /// otherwise).
+    plane: Vec3<R>,
 }
 
 impl<R: Real> Sub<R> {
     fn vertex(w: &[CsoPoint<R>; 4], i: usize) -> Self {
-        Sub { idx: [i & 3, 0, 0], lambda: [R::ONE, R::ZERO, R::ZERO], n: 1, point: w[i & 3].w, plane: None }
+        let point = w[i & 3].w;
+        Sub { idx: [(i & 3) as u8, 0, 0], n: 1, lambda: [R::ONE, R::ZERO, R::ZERO], point, plane: point }
     }
     fn edge(w: &[CsoPoint<R>; 4], i: usize, j: usize, t: R) -> Self {
         let (i, j) = (i & 3, j & 3);
         let l = [R::ONE - t, t, R::ZERO];
-        Sub { idx: [i, j, 0], lambda: l, n: 2, point: w[i].w * l[0] + w[j].w * l[1], plane: None }
+        let point = w[i].w * l[0] + w[j].w * l[1];
+        Sub { idx: [i as u8, j as u8, 0], n: 2, lambda: l, point, plane: point }
     }
     fn face(w: &[CsoPoint<R>; 4], [i, j, k]: [usize; 3], l: [R; 3], plane: Vec3<R>) -> Self {
         let (i, j, k) = (i & 3, j & 3, k & 3);
         Sub {
-            idx: [i, j, k],
-            lambda: l,
+            idx: [i as u8, j as u8, k as u8],
             n: 3,
+            lambda: l,
             point: w[i].w * l[0] + w[j].w * l[1] + w[k].w * l[2],
-            plane: Some(plane),
+            plane,
         }
     }
 }
@@ -342,11 +348,23 @@ fn triangle_newest<R: Real>(w: &[CsoPoint<R>; 4], i: usize, j: usize, k: usize) 
 /// Returns the weights and the projection `p` itself.
 fn face_weights<R: Real>(a: &Vec3<R>, b: &Vec3<R>, c: &Vec3<R>) -> Option<([R; 3], Vec3<R>)> {
     let n = (b - a).cross(&(c - a));
-    let nn = n.dot(&n);
+    projection_weights(a, b, c, &n, n.dot(a))
+}
+
+/// [`face_weights`] from a normal `n` of the triangle's plane (any length,
+/// any sign) and `n·a` (`a` may be any vertex: the plane's offset).
+fn projection_weights<R: Real>(
+    a: &Vec3<R>,
+    b: &Vec3<R>,
+    c: &Vec3<R>,
+    n: &Vec3<R>,
+    offset: R,
+) -> Option<([R; 3], Vec3<R>)> {
+    let nn = n.dot(n);
     if !(nn > R::ZERO) {
         return None;
     }
-    let p = n * (n.dot(a) / nn);
+    let p = n * (offset / nn);
     // Drop the axis where |n| is largest: the points in the other two
     // coordinates, taken once (no index to check per use).
     let an = n.map(|x| x.abs_());
@@ -414,19 +432,33 @@ const FACES: [[usize; 4]; 4] = [[1, 2, 3, 0], [0, 2, 3, 1], [0, 1, 3, 2], [0, 1,
 /// origin's offset from `w₃` against the same cross products; `w₃`'s own
 /// is taken at `w₀` from that face's edges. Differences of nearby points
 /// before any product, as in the direct form, at about half its work.
-fn sub_volumes<R: Real>(w: &[CsoPoint<R>; 4]) -> ([R; 4], R, bool) {
-    let (w0, w1, w2, w3) = (&w[0].w, &w[1].w, &w[2].w, &w[3].w);
+fn sub_volumes<R: Real>(w: &[CsoPoint<R>; 4], w3: &Vec3<R>) -> Volumes<R> {
+    let (w0, w1, w2) = (&w[0].w, &w[1].w, &w[2].w);
     let (e0, e1, e2) = (w0 - w3, w1 - w3, w2 - w3);
-    let (c12, c20) = (e1.cross(&e2), e2.cross(&e0));
+    let normals = [e1.cross(&e2), e2.cross(&e0), e0.cross(&e1)];
+    let [c12, c20, c01] = &normals;
     // Both forms below list the vertices in an odd permutation of
     // `w₀w₁w₂w₃` (and of each sub-tetrahedron): negated.
-    let total = -e0.dot(&c12);
+    let total = -e0.dot(c12);
     let (f1, f2) = (w1 - w0, w2 - w0);
     let v3 = f1.dot(&f2.cross(&-w0));
-    let v = [w3.dot(&c12), w3.dot(&c20), w3.dot(&e0.cross(&e1)), v3];
+    let sub = [w3.dot(c12), w3.dot(c20), w3.dot(c01), v3];
     let l2 = [e0, e1, e2].iter().fold(R::ZERO, |m, e| crate::math::max(m, e.norm_squared())) * R::lit(4.0);
     let flat = !(total * total > l2 * l2 * l2 * R::EPSILON * R::EPSILON * R::lit(4096.0));
-    (v, total, flat)
+    Volumes { sub, total, flat, normals }
+}
+
+/// [`sub_volumes`]' answer.
+struct Volumes<R: Real> {
+    /// The signed sub-volumes, vertex by vertex.
+    sub: [R; 4],
+    /// The signed volume.
+    total: R,
+    /// Too flat for the signs to mean anything.
+    flat: bool,
+    /// Normals of the faces at `w₃` (opposite `w₀`, `w₁`, `w₂`), with
+    /// `sub[i] = w₃·normals[i]`.
+    normals: [Vec3<R>; 3],
 }
 
 /// Where the origin is against a tetrahedron.
@@ -452,8 +484,14 @@ enum Tetrahedron<R: Real> {
 /// With `newest` (see [`Simplex::reduce_newest`]) the three faces at `w₃`
 /// are tested by [`triangle_newest`], and the face opposite `w₃` only when
 /// none of them qualified; a flat tetrahedron is tested as without.
-fn tetrahedron<R: Real>(w: &[CsoPoint<R>; 4], newest: bool) -> Tetrahedron<R> {
-    let (sub, total, flat) = sub_volumes(w);
+///
+/// `x, y, z` are `w₃`'s coordinates, passed as scalars (in registers):
+/// GJK stores `w₃` just before the call, and x86 code generation loaded
+/// it as the pairs `(x, y)` and `(y, z)`, the second across the two stores
+/// that wrote the point; that load waited for the stores to reach the
+/// cache, about a tenth of the tetrahedron's time.
+fn tetrahedron<R: Real>(w: &[CsoPoint<R>; 4], newest: bool, x: R, y: R, z: R) -> Tetrahedron<R> {
+    let Volumes { sub, total, flat, normals } = sub_volumes(w, &Vec3::new(x, y, z));
     let flat = flat || !total.finite();
     if !flat && sub.iter().all(|&v| !(v * total < R::ZERO)) {
         let (l0, l1, l2) = (sub[0] / total, sub[1] / total, sub[2] / total);
@@ -465,6 +503,20 @@ fn tetrahedron<R: Real>(w: &[CsoPoint<R>; 4], newest: bool) -> Tetrahedron<R> {
     // face a candidate, which is still correct: it is the union of its faces.
     let beyond = if total < R::ZERO { sub.map(|v| -v) } else { sub };
     let first = (1..if newest { 3 } else { 4 }).fold(0, |m, i| if beyond[i] < beyond[m] { i } else { m });
+    // The first face at `w₃` from its normal at hand: its projection
+    // inside it is the answer (the region tests of `triangle_newest` agree
+    // with the accurate weights there, which decide; they are needed only
+    // to find an edge or a vertex).
+    if newest && beyond[first & 3] < R::ZERO {
+        if let (Some(n), [f0, f1, f2, _]) = (normals.get(first), FACES[first & 3]) {
+            let (a, b, c) = (&w[f0 & 3].w, &w[f1 & 3].w, &w[f2 & 3].w);
+            if let Some((l, p)) = projection_weights(a, b, c, n, sub[first & 3]) {
+                if l.iter().all(|&x| x >= R::ZERO) {
+                    return Tetrahedron::Outside(Sub::face(w, [f0, f1, f2], l, p));
+                }
+            }
+        }
+    }
     let mut best: Option<(Sub<R>, R)> = None;
     // The face opposite `w₃` comes last; with `newest` it is tried only
     // when no face at `w₃` qualified (rounding against the precondition).
