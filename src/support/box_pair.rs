@@ -417,7 +417,13 @@ impl<'p, R: Real> Boxes<'p, R> {
             let mut pa = fa;
             for _ in 0..FEATURE_PROJECTIONS {
                 let pb = point_in_box(&(pa - shift), &fb, self.rb, &hb_flat);
-                pa = point_in_box(&(pb + shift), &fa, self.ra, &ha_flat);
+                let next = point_in_box(&(pb + shift), &fa, self.ra, &ha_flat);
+                // A fixed point (at once where A's feature is a vertex, after
+                // a round where B's is): the next rounds would repeat it.
+                if next == pa {
+                    break;
+                }
+                pa = next;
             }
             pa
         };
@@ -513,6 +519,12 @@ const BOTH_PROJECTIONS: usize = 2;
 /// clipped to Y's three slabs (Liang and Barsky's parametric clipping): a
 /// point `p + t·d`, `t ∈ [0, 1]`, lies in the slab `|x_i| ≤ h_i` for `t`
 /// between `(±h_i − p_i)/d_i`, or for every `t` or none where `d_i` is 0.
+///
+/// The three edges at X's corner towards Y's centre are tried first: where
+/// the boxes overlap in a thin piece (a corner or an edge pushed into the
+/// other box, faces nearly flush), the edges crossing the other box are
+/// the deepest ones, and on the suite's sliver one of them crosses where
+/// the fixed order found the crossing edge last of twelve.
 fn edge_in_box<R: Real>(
     cx: &Vec3<R>,
     rx: &Mat3<R>,
@@ -526,35 +538,44 @@ fn edge_in_box<R: Real>(
     let [u, v, w]: [[R; 3]; 3] = (ry.transpose() * rx).into();
     let half = |[x, y, z]: [R; 3], h: R| Vec3::new(x, y, z) * h;
     let (u, v, w) = (half(u, hx.x), half(v, hx.y), half(w, hx.z));
-    // The edges along `e` start at the corners `centre − e ± f ± g`.
-    for (e, f, g) in [(u, v, w), (v, w, u), (w, u, v)] {
-        let d = e + e;
-        // 1/d_i where d_i is not 0 (0 marks a slab the edge runs along).
-        let inv = d.map(|x| if x != R::ZERO { R::ONE / x } else { R::ZERO });
-        for (sf, sg) in [(R::ONE, R::ONE), (R::ONE, -R::ONE), (-R::ONE, R::ONE), (-R::ONE, -R::ONE)] {
-            let p = centre - e + f * sf + g * sg;
-            let (mut lo, mut hi) = (R::ZERO, R::ONE);
-            for ((p, h), inv) in p.iter().zip(hy.iter()).zip(inv.iter()) {
-                if *inv == R::ZERO {
-                    if p.abs() > *h {
-                        hi = -R::ONE;
-                    }
-                } else {
-                    let (t0, t1) = ((-*h - *p) * *inv, (*h - *p) * *inv);
-                    lo = max(lo, min(t0, t1));
-                    hi = min(hi, max(t0, t1));
-                }
-                // Most edges miss the other box in the first slab.
-                if lo > hi {
-                    break;
-                }
+    // Each half-edge signed towards Y's centre (the origin here): the
+    // corner `centre + u + v + w` is X's nearest to it.
+    let toward = |e: Vec3<R>| if e.dot(&centre) > R::ZERO { -e } else { e };
+    let (u, v, w) = (toward(u), toward(v), toward(w));
+    // The edges along `e` start at the corners `centre − e ± f ± g`; the
+    // sign pair `(1, 1)` gives the edge at the nearest corner. With each
+    // direction, `1/d_i` of its edges `d = 2e` where `d_i` is not 0 (0
+    // marks a slab the edge runs along).
+    let inverse = |e: Vec3<R>| (e + e).map(|x| if x != R::ZERO { R::ONE / x } else { R::ZERO });
+    let edges = [(u, v, w, inverse(u)), (v, w, u, inverse(v)), (w, u, v, inverse(w))];
+    let signs = [(R::ONE, -R::ONE), (-R::ONE, R::ONE), (-R::ONE, -R::ONE)];
+    let at_corner = edges.iter().map(|&(e, f, g, inv)| (e, f + g, inv));
+    let others = signs.iter().flat_map(|&(sf, sg)| edges.iter().map(move |&(e, f, g, inv)| (e, f * sf + g * sg, inv)));
+    at_corner.chain(others).find_map(|(e, side, inv)| clip_edge(&(centre - e + side), &(e + e), &inv, hy))
+}
+
+/// The middle of the piece of the edge `p + t·d`, `t ∈ [0, 1]`, inside
+/// the box of half-extents `h` centred at the origin ([`edge_in_box`]);
+/// `inv` holds `1/d_i`, 0 where `d_i` is.
+#[inline(always)]
+fn clip_edge<R: Real>(p: &Vec3<R>, d: &Vec3<R>, inv: &Vec3<R>, h: &Vec3<R>) -> Option<Vec3<R>> {
+    let (mut lo, mut hi) = (R::ZERO, R::ONE);
+    for ((p, inv), h) in p.iter().zip(inv.iter()).zip(h.iter()) {
+        if *inv == R::ZERO {
+            if p.abs() > *h {
+                return None;
             }
-            if lo <= hi {
-                return Some(p + d * ((lo + hi) * R::HALF));
-            }
+        } else {
+            let (t0, t1) = ((-*h - *p) * *inv, (*h - *p) * *inv);
+            lo = max(lo, min(t0, t1));
+            hi = min(hi, max(t0, t1));
+        }
+        // Most edges miss the other box in the first slab.
+        if lo > hi {
+            return None;
         }
     }
-    None
+    Some(p + d * ((lo + hi) * R::HALF))
 }
 
 /// Rounds of alternating projection that find the deepest points of two
