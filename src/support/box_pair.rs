@@ -399,45 +399,56 @@ impl<'p, R: Real> Boxes<'p, R> {
     /// (from A towards B): A's feature farthest along `n` and B's farthest
     /// along `−n` (a vertex, an edge or a face: flat within `eps`), which
     /// meet across the axis when it is a face of the boxes' CSO. An edge
-    /// facing an edge meets it at their closest points (closed form);
-    /// other features by alternating projections between the two (boxes
-    /// with some zero extents), and, where those creep on overlapping
-    /// boxes, where an edge of one feature crosses the other. `None` when
-    /// they do not meet within `eps`.
+    /// facing an edge meets it at their closest points, an edge facing a
+    /// face where the edge crosses the face (both in closed form); other
+    /// features by alternating projections between the two (boxes with
+    /// some zero extents), and, where those creep on overlapping boxes,
+    /// where an edge of one feature crosses the other. `None` when they do
+    /// not meet within `eps`.
     fn facing_points(&self, n: &Vec3<R>, overlap: R, eps: R) -> Option<(Vec3<R>, Vec3<R>)> {
         let (fa, ha_flat) = feature(self.ca, self.ra, self.ha, n, eps);
         let (fb, hb_flat) = feature(self.cb, self.rb, self.hb, &-n, eps);
         let shift = n * overlap;
-        let edge = |h: &Vec3<R>| (h.x != R::ZERO) as u8 + (h.y != R::ZERO) as u8 + (h.z != R::ZERO) as u8 == 1;
-        let pa = if edge(&ha_flat) && edge(&hb_flat) {
-            // The projections converge only linearly between two segments.
-            let (ea, eb) = (self.ra * ha_flat, self.rb * hb_flat);
-            segments(&(fa - ea), &(fa + ea), &(fb - eb), &(fb + eb)).0
-        } else {
-            let mut pa = fa;
-            for _ in 0..FEATURE_PROJECTIONS {
-                let pb = point_in_box(&(pa - shift), &fb, self.rb, &hb_flat);
-                let next = point_in_box(&(pb + shift), &fa, self.ra, &ha_flat);
-                // A fixed point (at once where A's feature is a vertex, after
-                // a round where B's is): the next rounds would repeat it.
-                if next == pa {
-                    break;
-                }
-                pa = next;
-            }
-            pa
-        };
+        let dims = |h: &Vec3<R>| (h.x != R::ZERO) as u8 + (h.y != R::ZERO) as u8 + (h.z != R::ZERO) as u8;
         let on_b = |pb: &Vec3<R>| norm(&(point_in_box(pb, &fb, self.rb, &hb_flat) - pb)) <= eps;
-        let pb = pa - shift;
-        if on_b(&pb) {
-            return Some((pa, pb));
+        let pa = match (dims(&ha_flat), dims(&hb_flat)) {
+            // The projections converge only linearly between two segments.
+            (1, 1) => {
+                let (ea, eb) = (self.ra * ha_flat, self.rb * hb_flat);
+                Some(segments(&(fa - ea), &(fa + ea), &(fb - eb), &(fb + eb)).0)
+            }
+            // An edge against a face: the projections creep along the edge
+            // where it leaves the face at a slant; the edge's piece over
+            // the face is found by clipping, below.
+            (1, 2) | (2, 1) => None,
+            _ => {
+                let mut pa = fa;
+                for _ in 0..FEATURE_PROJECTIONS {
+                    let pb = point_in_box(&(pa - shift), &fb, self.rb, &hb_flat);
+                    let next = point_in_box(&(pb + shift), &fa, self.ra, &ha_flat);
+                    // A fixed point (at once where A's feature is a vertex,
+                    // after a round where B's is): the next rounds would
+                    // repeat it.
+                    if next == pa {
+                        break;
+                    }
+                    pa = next;
+                }
+                Some(pa)
+            }
+        };
+        if let Some(pa) = pa {
+            let pb = pa - shift;
+            if on_b(&pb) {
+                return Some((pa, pb));
+            }
+            // Apart, the features need not meet (the closest points may
+            // hold a corner): the caller tries the corners.
+            if !(overlap > R::ZERO) {
+                return None;
+            }
         }
-        // Apart, the features need not meet (the closest points may hold a
-        // corner): the caller tries the corners.
-        if !(overlap > R::ZERO) {
-            return None;
-        }
-        // Overlapping, the features meet across the least overlap, but the
+        // Overlapping features meet across the least overlap, but the
         // projections creep where their common part is a sliver (two faces
         // turned against each other in one plane meet at a wedge): a point
         // of both from an edge of either feature crossing the other

@@ -406,69 +406,139 @@ fn assert_encloses_origin<R: narrowphase::math::Real>(
 #[test]
 fn gjk_on_boxes_agrees_with_plain_gjk_and_encloses_the_origin() {
     let mut g = rng(97);
-    let (fine, budget) = (Budget::new(256, 1e-12), Budget::default());
-    let (mut apart, mut overlapping, mut at_once, mut total) = (0, 0, 0, 0);
+    let mut tally = Tally::default();
     for case in 0..3000 {
         let (mut a, mut b) = random_pair(&mut g, case);
         (a.rounding, b.rounding) = (0.0, 0.0);
-        let (ba, bb) = (a.body(|x| x, a.pose), b.body(|x| x, b.pose));
-        let plain =
-            gjk::distance(&SupportOnly(&*ba), &SupportOnly(&*bb), &fine, &mut GjkWarmStart::default()).is_penetrating();
-        let Some(penetrating) = plain else { continue };
-        let mut cache = GjkWarmStart::default();
-        let out = gjk::distance(&*ba, &*bb, &budget, &mut cache);
-        let hit = gjk::intersect(&*ba, &*bb, &budget, &mut GjkWarmStart::default());
-        assert_eq!(out.is_penetrating(), Some(penetrating), "case {case}: {out:?}");
-        assert_eq!(hit.is_penetrating(), Some(penetrating), "case {case}: {hit:?}");
-        total += 1;
-        at_once += usize::from(cache.iterations == 1);
-        match out {
-            GjkOutcome::Separated(s) => {
-                let truth = core_distance(&a, &b);
-                assert!((s.distance - truth).abs() <= 1e-9, "case {case}: {} against {truth}", s.distance);
-                assert!(s.bounds.lower > 0.0 && s.bounds.lower <= truth + 1e-12 && truth <= s.bounds.upper + 1e-12);
-                let w = &s.witness;
-                assert!(a.point_distance(&w.point_a) <= 1e-12 && b.point_distance(&w.point_b) <= 1e-12);
-                assert!(((w.point_b - w.point_a) - w.normal * s.distance).norm() <= 1e-9, "case {case}: {w:?}");
-                apart += 1;
-            }
-            GjkOutcome::Penetrating(simplex) => {
-                assert_encloses_origin(&simplex, &a, &b, 1e-12, case);
-                let GjkOutcome::Penetrating(reference) =
-                    gjk::distance(&SupportOnly(&*ba), &SupportOnly(&*bb), &fine, &mut GjkWarmStart::default())
-                else {
-                    unreachable!()
-                };
-                let depth = |s: &Simplex<f64>| match epa::penetration(&*ba, &*bb, s, &Budget::new(200, 1e-10)) {
-                    Proximity::Penetrating(p) => p.depth,
-                    other => panic!("case {case}: EPA {other:?}"),
-                };
-                let (ours, theirs) = (depth(&simplex), depth(&reference));
-                assert!((ours - theirs).abs() <= 1e-8, "case {case}: EPA {ours} from ours, {theirs} from GJK's");
-                let Proximity::Penetrating(p) = contact(&*ba, &*bb, &budget, &mut GjkWarmStart::default()) else {
-                    panic!("case {case}: contact not penetrating")
-                };
-                assert!((p.depth - ours).abs() <= 1e-8, "case {case}: contact {} against EPA {ours}", p.depth);
-                overlapping += 1;
-            }
-            GjkOutcome::Undetermined { .. } => unreachable!(),
-        }
-        // f32: the same verdict where the pair is not within f32 rounding
-        // of touching, the same enclosure to f32 rounding.
-        let (a32, b32) = (a.body(|x| x as f32, pose_f32(&a.pose)), b.body(|x| x as f32, pose_f32(&b.pose)));
-        let out32 = gjk::distance(&*a32, &*b32, &Budget::default(), &mut GjkWarmStart::default());
-        if let GjkOutcome::Penetrating(simplex) = &out32 {
-            assert_encloses_origin(simplex, &a, &b, 1e-5, case);
-        }
-        if let GjkOutcome::Separated(s) = &out32 {
-            // The bounds hold the distance, to the rounding of the poses in f32.
-            let (truth, slack) = (core_distance(&a, &b), 1e-6);
-            let (lower, upper) = (f64::from(s.bounds.lower), f64::from(s.bounds.upper));
-            assert!(lower - slack <= truth && truth <= upper + slack, "case {case}: f32 {s:?} against {truth}");
+        tally.add(gjk_agrees_with_plain_gjk(&a, &b, case));
+    }
+    tally.check(800);
+}
+
+/// Pairs decided by plain GJK, apart and overlapping, and those that
+/// `gjk::distance` answered in one step.
+#[derive(Default)]
+struct Tally {
+    apart: usize,
+    overlapping: usize,
+    at_once: usize,
+}
+
+impl Tally {
+    fn add(&mut self, pair: Option<(bool, bool)>) {
+        if let Some((penetrating, once)) = pair {
+            *(if penetrating { &mut self.overlapping } else { &mut self.apart }) += 1;
+            self.at_once += usize::from(once);
         }
     }
-    assert!(apart > 800 && overlapping > 800, "{apart} apart, {overlapping} overlapping");
-    assert!(at_once * 100 >= total * 99, "{at_once} of {total} pairs in one step");
+
+    /// At least `each` pairs apart and overlapping, 99 % in one step.
+    fn check(&self, each: usize) {
+        let Tally { apart, overlapping, at_once } = *self;
+        assert!(apart > each && overlapping > each, "{apart} apart, {overlapping} overlapping");
+        assert!(at_once * 100 >= (apart + overlapping) * 99, "{at_once} of {} pairs in one step", apart + overlapping);
+    }
+}
+
+/// The checks of `gjk_on_boxes_agrees_with_plain_gjk_and_encloses_the_origin`
+/// on one pair of boxes: `None` where plain GJK does not decide, else
+/// whether they overlap and whether `gjk::distance` took one step.
+fn gjk_agrees_with_plain_gjk(a: &Block, b: &Block, case: usize) -> Option<(bool, bool)> {
+    let (fine, budget) = (Budget::new(256, 1e-12), Budget::default());
+    let (ba, bb) = (a.body(|x| x, a.pose), b.body(|x| x, b.pose));
+    let plain =
+        gjk::distance(&SupportOnly(&*ba), &SupportOnly(&*bb), &fine, &mut GjkWarmStart::default()).is_penetrating();
+    let penetrating = plain?;
+    let mut cache = GjkWarmStart::default();
+    let out = gjk::distance(&*ba, &*bb, &budget, &mut cache);
+    let hit = gjk::intersect(&*ba, &*bb, &budget, &mut GjkWarmStart::default());
+    assert_eq!(out.is_penetrating(), Some(penetrating), "case {case}: {out:?}");
+    assert_eq!(hit.is_penetrating(), Some(penetrating), "case {case}: {hit:?}");
+    match out {
+        GjkOutcome::Separated(s) => {
+            let truth = core_distance(a, b);
+            assert!((s.distance - truth).abs() <= 1e-9, "case {case}: {} against {truth}", s.distance);
+            assert!(s.bounds.lower > 0.0 && s.bounds.lower <= truth + 1e-12 && truth <= s.bounds.upper + 1e-12);
+            let w = &s.witness;
+            assert!(a.point_distance(&w.point_a) <= 1e-12 && b.point_distance(&w.point_b) <= 1e-12);
+            assert!(((w.point_b - w.point_a) - w.normal * s.distance).norm() <= 1e-9, "case {case}: {w:?}");
+        }
+        GjkOutcome::Penetrating(simplex) => {
+            assert_encloses_origin(&simplex, a, b, 1e-12, case);
+            let GjkOutcome::Penetrating(reference) =
+                gjk::distance(&SupportOnly(&*ba), &SupportOnly(&*bb), &fine, &mut GjkWarmStart::default())
+            else {
+                unreachable!()
+            };
+            let depth = |s: &Simplex<f64>| match epa::penetration(&*ba, &*bb, s, &Budget::new(200, 1e-10)) {
+                Proximity::Penetrating(p) => p.depth,
+                other => panic!("case {case}: EPA {other:?}"),
+            };
+            let (ours, theirs) = (depth(&simplex), depth(&reference));
+            assert!((ours - theirs).abs() <= 1e-8, "case {case}: EPA {ours} from ours, {theirs} from GJK's");
+            let Proximity::Penetrating(p) = contact(&*ba, &*bb, &budget, &mut GjkWarmStart::default()) else {
+                panic!("case {case}: contact not penetrating")
+            };
+            assert!((p.depth - ours).abs() <= 1e-8, "case {case}: contact {} against EPA {ours}", p.depth);
+            let w = &p.witness;
+            assert!(a.point_distance(&w.point_a) <= 1e-9 && b.point_distance(&w.point_b) <= 1e-9, "case {case}: {w:?}");
+            assert!(((w.point_a - w.point_b) - w.normal * p.depth).norm() <= 1e-9, "case {case}: {w:?}");
+        }
+        GjkOutcome::Undetermined { .. } => unreachable!(),
+    }
+    // f32: the same verdict where the pair is not within f32 rounding
+    // of touching, the same enclosure to f32 rounding; touching within
+    // the tolerance, GJK may answer with fewer points (its closest point
+    // within the tolerance of the origin, the boxes that close).
+    let (a32, b32) = (a.body(|x| x as f32, pose_f32(&a.pose)), b.body(|x| x as f32, pose_f32(&b.pose)));
+    let out32 = gjk::distance(&*a32, &*b32, &Budget::default(), &mut GjkWarmStart::default());
+    if let GjkOutcome::Penetrating(simplex) = &out32 {
+        if simplex.len() == 4 {
+            assert_encloses_origin(simplex, a, b, 1e-5, case);
+        } else {
+            let size = a.half.norm() + b.half.norm() + (a.pose.translation.vector - b.pose.translation.vector).norm();
+            let tolerance = f64::from(Budget::<f32>::default().tolerance) * size;
+            assert!(core_distance(a, b) <= tolerance, "case {case}: f32 touching {simplex:?}");
+        }
+    }
+    if let GjkOutcome::Separated(s) = &out32 {
+        // The bounds hold the distance, to the rounding of the poses in f32.
+        let (truth, slack) = (core_distance(a, b), 1e-6);
+        let (lower, upper) = (f64::from(s.bounds.lower), f64::from(s.bounds.upper));
+        assert!(lower - slack <= truth && truth <= upper + slack, "case {case}: f32 {s:?} against {truth}");
+    }
+    Some((penetrating, cache.iterations == 1))
+}
+
+/// An edge of B resting on A's top face: B tilted about its own x axis
+/// (so that its lowest feature is an edge along x, not a face), turned
+/// about A's z, slid so that the edge crosses the face's border as often
+/// as not, a hair above or below the face. The features facing each other
+/// are an edge and a face, whose common part the closed forms clip in one
+/// step; the same checks as on random pairs, in `f64` and `f32`, and
+/// `contact`'s witnesses on both boxes.
+#[test]
+fn gjk_on_an_edge_resting_on_a_face_agrees_with_plain_gjk() {
+    let mut g = rng(101);
+    let mut tally = Tally::default();
+    for case in 0..1000 {
+        let size = |g: &mut dyn rand::RngCore| {
+            Vector3::new(g.random_range(0.05..0.6), g.random_range(0.05..0.6), g.random_range(0.02..0.4))
+        };
+        let (ha, hb) = (size(&mut g), size(&mut g));
+        let pa = Pose::from_parts(Translation3::new(g.random_range(-3.0..3.0), 1.0, -0.5), rotation(&mut g));
+        let tilt = g.random_range(0.3..1.27_f64);
+        let turn = Rotation3::from_axis_angle(&Vector3::z_axis(), g.random_range(0.0..std::f64::consts::TAU))
+            * Rotation3::from_axis_angle(&Vector3::x_axis(), tilt);
+        // B's lowest point below its centre: its edge along x.
+        let drop = hb.y * tilt.sin() + hb.z * tilt.cos();
+        let gap = g.random_range(-0.01..0.01);
+        let side = Vector3::new(g.random_range(-1.2..1.2) * ha.x, g.random_range(-1.2..1.2) * ha.y, ha.z + drop + gap);
+        let pb = Pose::from_parts(Translation3::from((pa * Point3::from(side)).coords), pa.rotation * turn);
+        let (a, b) = (Block { pose: pa, half: ha, rounding: 0.0 }, Block { pose: pb, half: hb, rounding: 0.0 });
+        tally.add(gjk_agrees_with_plain_gjk(&a, &b, case));
+    }
+    tally.check(200);
 }
 
 /// Every overlapping pair of 30 000 random box pairs (about 13 000; a
