@@ -531,11 +531,11 @@ const BOTH_PROJECTIONS: usize = 2;
 /// point `p + t·d`, `t ∈ [0, 1]`, lies in the slab `|x_i| ≤ h_i` for `t`
 /// between `(±h_i − p_i)/d_i`, or for every `t` or none where `d_i` is 0.
 ///
-/// The three edges at X's corner towards Y's centre are tried first: where
-/// the boxes overlap in a thin piece (a corner or an edge pushed into the
-/// other box, faces nearly flush), the edges crossing the other box are
-/// the deepest ones, and on the suite's sliver one of them crosses where
-/// the fixed order found the crossing edge last of twelve.
+/// The three edges at X's corner nearest Y's centre are tried first: they
+/// are X's edges reaching deepest towards Y, the likeliest to cross it
+/// where the boxes overlap in a thin piece (a corner or an edge of X
+/// pushed into Y). The other nine follow; the order changes which point
+/// is found, never whether one is.
 fn edge_in_box<R: Real>(
     cx: &Vec3<R>,
     rx: &Mat3<R>,
