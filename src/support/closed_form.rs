@@ -138,15 +138,17 @@ fn closest<R: Real>(a: &CorePrimitive<R>, b: &CorePrimitive<R>) -> Option<Closes
         (Point(p), Segment(q0, q1)) => segments(p, p, q0, q1),
         (Segment(p0, p1), Point(q)) => segments(p0, p1, q, q),
         (Segment(p0, p1), Segment(q0, q1)) => segments(p0, p1, q0, q1),
-        (Point(p), Cuboid { center, axes, half_extents }) => return Some(near_box(p, p, center, axes, half_extents)),
+        (Point(p), Cuboid { center, axes, half_extents }) => {
+            return Some(near_box(p, None, center, axes, half_extents))
+        }
         (Cuboid { center, axes, half_extents }, Point(q)) => {
-            return Some(near_box(q, q, center, axes, half_extents).swapped())
+            return Some(near_box(q, None, center, axes, half_extents).swapped())
         }
         (Segment(p0, p1), Cuboid { center, axes, half_extents }) => {
-            return Some(near_box(p0, p1, center, axes, half_extents))
+            return Some(near_box(p0, Some(p1), center, axes, half_extents))
         }
         (Cuboid { center, axes, half_extents }, Segment(q0, q1)) => {
-            return Some(near_box(q0, q1, center, axes, half_extents).swapped())
+            return Some(near_box(q0, Some(q1), center, axes, half_extents).swapped())
         }
         (Point(p), Cylinder { center, axis, half_height, radius }) => {
             return Some(ball_cylinder(p, center, axis, *half_height, *radius))
@@ -159,18 +161,29 @@ fn closest<R: Real>(a: &CorePrimitive<R>, b: &CorePrimitive<R>) -> Option<Closes
     Some(Closest { point_a: pa, d, gap: lowest(b, &d) - highest(a, &d) })
 }
 
-/// Closest points of segment `[p0, p1]` (a point when the ends are equal)
-/// and a box, computed in the box's frame: there the box's support values
-/// need no rotation, and one rotation takes the difference back.
+/// Closest points of segment `[p0, p1]` (the point `p0` when `p1` is
+/// `None`) and a box, computed in the box's frame: there the box's support
+/// values need no rotation, and one rotation takes the difference back.
+/// A point is told by the type, not by `p0 == p1`: a comparison cannot
+/// rule the segment's branch out (it fails on NaN), and that branch's
+/// out-of-line call then kept the box's half-extents in memory, where x86
+/// stored them as two words and loaded them across both.
 #[inline(always)]
-fn near_box<R: Real>(p0: &Vec3<R>, p1: &Vec3<R>, center: &Vec3<R>, axes: &Mat3<R>, half: &Vec3<R>) -> Closest<R> {
+fn near_box<R: Real>(
+    p0: &Vec3<R>,
+    p1: Option<&Vec3<R>>,
+    center: &Vec3<R>,
+    axes: &Mat3<R>,
+    half: &Vec3<R>,
+) -> Closest<R> {
     let a = axes.tr_mul(&(p0 - center));
-    let (point_a, q, highest) = if p0 == p1 {
-        (*p0, a, None)
-    } else {
-        let b = axes.tr_mul(&(p1 - p0));
-        let t = segment_near_box(&a, &b, half);
-        (p0 + (p1 - p0) * t, a + b * t, Some(a + b))
+    let (point_a, q, highest) = match p1 {
+        None => (*p0, a, None),
+        Some(p1) => {
+            let b = axes.tr_mul(&(p1 - p0));
+            let t = segment_near_box(&a, &b, half);
+            (p0 + (p1 - p0) * t, a + b * t, Some(a + b))
+        }
     };
     let e = clamp_to_box(&q, half) - q;
     // The box's least value along e (its centre is the origin here) less
@@ -292,27 +305,26 @@ pub(super) fn segments<R: Real>(p0: &Vec3<R>, p1: &Vec3<R>, q0: &Vec3<R>, q1: &V
     (p0 + u * s, w * t - (r + u * s))
 }
 
-/// Closest points of point `p` and a solid cylinder ([`near_cylinder`]),
-/// with the gap the plane normal to their difference certifies (the
-/// cylinder's least support value along it less `p`'s).
-#[inline(always)]
-fn ball_cylinder<R: Real>(p: &Vec3<R>, center: &Vec3<R>, axis: &Vec3<R>, half_height: R, radius: R) -> Closest<R> {
-    let d = near_cylinder(p, center, axis, half_height, radius) - p;
-    let gap = d.dot(&(center - p)) - cylinder_reach(axis, half_height, radius, &d);
-    Closest { point_a: *p, d, gap }
-}
-
-/// Closest point of the solid cylinder to `p`. The cylinder is a disc times
-/// a segment in orthogonal subspaces (across and along the axis), so its
+/// Closest points of point `p` and a solid cylinder, with the gap the
+/// plane normal to their difference certifies (the cylinder's least
+/// support value along it less `p`'s). The cylinder is a disc times a
+/// segment in orthogonal subspaces (across and along the axis), so its
 /// nearest point takes each part's own: the axial coordinate clamped to
 /// `±half_height`, the offset across the axis shortened to `radius` when
-/// longer (`p` itself when inside). Rounding only moves the point within
-/// the cylinder's rounding; the caller's certificate does not rest on it.
-fn near_cylinder<R: Real>(p: &Vec3<R>, center: &Vec3<R>, axis: &Vec3<R>, half_height: R, radius: R) -> Vec3<R> {
+/// longer (`p` itself when inside). The difference is formed from those
+/// two moves, not as the nearest point less `p`: no cancellation of the
+/// centre's coordinates, and fewer live vectors (x86 spilled the nearest
+/// point as two words and reloaded it across both). Rounding only moves
+/// the point within the cylinder's rounding; the certificate does not rest
+/// on it.
+#[inline(always)]
+fn ball_cylinder<R: Real>(p: &Vec3<R>, center: &Vec3<R>, axis: &Vec3<R>, half_height: R, radius: R) -> Closest<R> {
     let (along, across) = along_and_across(p, center, axis);
     let squared = across.dot(&across);
-    let across = if squared > radius * radius { across * (radius / Real::sqrt(squared)) } else { across };
-    center + axis * max(-half_height, min(along, half_height)) + across
+    let shorten = if squared > radius * radius { radius / Real::sqrt(squared) - R::ONE } else { R::ZERO };
+    let d = axis * (max(-half_height, min(along, half_height)) - along) + across * shorten;
+    let gap = d.dot(&(center - p)) - cylinder_reach(axis, half_height, radius, &d);
+    Closest { point_a: *p, d, gap }
 }
 
 /// `p`'s offset from a cylinder's centre in the cylinder's two parts: its

@@ -170,11 +170,20 @@ where
     B: SupportMap<R> + ?Sized,
 {
     let origin = a.center();
-    let (a, b) = (&Relative::new(a, origin), &Relative::new(b, origin));
-    if a.margin() + b.margin() > R::ZERO {
-        if let Some(answer) = closed_form_bodies(a, b, budget, cache, &origin.coords) {
+    let m = a.margin() + b.margin();
+    // The closed form gets views of its own, which nothing takes the
+    // address of: the views the GJK paths share are passed out of line,
+    // so they live in memory, and x86 stored their origin as two words and
+    // reloaded it across both in the closed form's first subtraction.
+    if m > R::ZERO {
+        if let Some(answer) =
+            closed_form_bodies(&Relative::new(a, origin), &Relative::new(b, origin), budget, cache, &origin.coords)
+        {
             return answer;
         }
+    }
+    let (a, b) = (&Relative::new(a, origin), &Relative::new(b, origin));
+    if m > R::ZERO {
         match on_cores(a, b, budget, cache, R::INFINITY, &origin.coords) {
             OnCores::Separated(s) => return GjkOutcome::Separated(s),
             OnCores::Touching { cores, ma, mb } => {
@@ -224,14 +233,19 @@ where
     B: SupportMap<R> + ?Sized,
 {
     let origin = a.center();
-    let (a, b) = (&Relative::new(a, origin), &Relative::new(b, origin));
     let m = a.margin() + b.margin();
+    // Views of its own for the closed form, as in `distance`.
+    if m > R::ZERO {
+        if let Some(answer) =
+            closed_form_bodies(&Relative::new(a, origin), &Relative::new(b, origin), budget, cache, &origin.coords)
+        {
+            return answer;
+        }
+    }
+    let (a, b) = (&Relative::new(a, origin), &Relative::new(b, origin));
     if m > R::ZERO {
         // The cores' GJK stops as soon as it certifies them farther apart
         // than the margins.
-        if let Some(answer) = closed_form_bodies(a, b, budget, cache, &origin.coords) {
-            return answer;
-        }
         match on_cores(a, b, budget, cache, m, &origin.coords) {
             OnCores::Separated(s) => return GjkOutcome::Separated(s),
             OnCores::Touching { cores, ma, mb } => {
