@@ -171,10 +171,10 @@ where
 {
     let origin = a.center();
     let m = a.margin() + b.margin();
-    // The closed form gets views of its own, which nothing takes the
-    // address of: the views the GJK paths share are passed out of line,
-    // so they live in memory, and x86 stored their origin as two words and
-    // reloaded it across both in the closed form's first subtraction.
+    // The closed form gets views and an origin of its own, which nothing
+    // takes the address of: the GJK paths pass theirs out of line, so they
+    // live in memory, where x86 stored the origin as two words and the
+    // closed form's first subtraction reloaded it across both.
     if m > R::ZERO {
         if let Some(answer) =
             closed_form_bodies(&Relative::new(a, origin), &Relative::new(b, origin), budget, cache, &origin.coords)
@@ -182,6 +182,8 @@ where
             return answer;
         }
     }
+    // The GJK paths' origin is a copy: they take its address.
+    let origin = Pt3::from(origin.coords);
     let (a, b) = (&Relative::new(a, origin), &Relative::new(b, origin));
     if m > R::ZERO {
         match on_cores(a, b, budget, cache, R::INFINITY, &origin.coords) {
@@ -234,7 +236,7 @@ where
 {
     let origin = a.center();
     let m = a.margin() + b.margin();
-    // Views of its own for the closed form, as in `distance`.
+    // Views and origin of its own for the closed form, as in `distance`.
     if m > R::ZERO {
         if let Some(answer) =
             closed_form_bodies(&Relative::new(a, origin), &Relative::new(b, origin), budget, cache, &origin.coords)
@@ -242,6 +244,7 @@ where
             return answer;
         }
     }
+    let origin = Pt3::from(origin.coords);
     let (a, b) = (&Relative::new(a, origin), &Relative::new(b, origin));
     if m > R::ZERO {
         // The cores' GJK stops as soon as it certifies them farther apart
