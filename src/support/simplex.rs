@@ -126,43 +126,50 @@ impl<R: Real> Simplex<R> {
     #[inline(always)]
     fn reduce_by(&mut self, newest: bool, previous: R) -> bool {
         let w = &self.pts;
-        // The newest point's region tests subtract large, nearly equal
-        // products; on a sliver triangle far from the origin (f32,
-        // coordinates near 3e5) they cancel and can pick an edge whose
-        // closest point is an old vertex, farther than the previous closest
-        // point, which the grown simplex still holds. Such an answer breaks
-        // the tests' own premise: the general tests answer too, and the
-        // shorter of the two is kept (both are points of the simplex).
-        let checked = |s: Sub<R>, general: &dyn Fn() -> Sub<R>| {
-            if s.point.norm_squared() <= previous {
-                s
-            } else {
-                shorter(s, general())
-            }
-        };
         let sub = match self.len {
             1 => Sub::vertex(w, 0),
             2 => segment(w, 0, 1),
-            3 if newest => checked(triangle_newest(w, 0, 1, 2), &|| triangle(w, 0, 1, 2)),
+            3 if newest => checked(triangle_newest(w, 0, 1, 2), previous, &|| triangle(w, 0, 1, 2)),
             3 => triangle(w, 0, 1, 2),
-            _ => match tetrahedron(w, newest, w[3].w.x, w[3].w.y, w[3].w.z) {
-                Tetrahedron::Outside(s) if newest => {
-                    checked(s, &|| match tetrahedron(w, false, w[3].w.x, w[3].w.y, w[3].w.z) {
-                        Tetrahedron::Outside(g) => g,
-                        // Enclosed by the general tests' signs but not the
-                        // newest ones': left to the next iteration.
-                        Tetrahedron::Inside(_) => s,
-                    })
-                }
-                Tetrahedron::Outside(s) => s,
-                Tetrahedron::Inside(weights) => {
-                    // Origin enclosed: weights by signed volumes.
-                    self.bary = weights;
-                    self.closest = Vec3::zeros();
-                    return true;
-                }
-            },
+            _ => return self.reduce_tetrahedron(newest, previous),
         };
+        self.keep(sub);
+        false
+    }
+
+    /// [`reduce_by`](Self::reduce_by) on a tetrahedron, out of line, its
+    /// sub-simplex kept here: returned to GJK's loop instead, the 80-byte
+    /// `Sub` went through memory, and x86 read its point back in other
+    /// pairs of coordinates than its copy had stored, a stall on every
+    /// step. Inlined into the loop, the tetrahedron made it slower still.
+    #[inline(never)]
+    fn reduce_tetrahedron(&mut self, newest: bool, previous: R) -> bool {
+        let w = &self.pts;
+        let sub = match tetrahedron(w, newest, w[3].w.x, w[3].w.y, w[3].w.z) {
+            Tetrahedron::Outside(s) if newest => checked(s, previous, &|| {
+                match tetrahedron(w, false, w[3].w.x, w[3].w.y, w[3].w.z) {
+                    Tetrahedron::Outside(g) => g,
+                    // Enclosed by the general tests' signs but not the
+                    // newest ones': left to the next iteration.
+                    Tetrahedron::Inside(_) => s,
+                }
+            }),
+            Tetrahedron::Outside(s) => s,
+            Tetrahedron::Inside(weights) => {
+                // Origin enclosed: weights by signed volumes.
+                self.bary = weights;
+                self.closest = Vec3::zeros();
+                return true;
+            }
+        };
+        self.keep(sub);
+        false
+    }
+
+    /// Keeps the sub-simplex `sub` of this one: its points, weights and
+    /// closest point.
+    #[inline(always)]
+    fn keep(&mut self, sub: Sub<R>) {
         // Keep the supporting points, in place: `sub.idx` increases, so
         // moving point `idx[k]` to slot `k` in order never overwrites a point
         // still to be moved (no copy of the whole simplex).
@@ -197,7 +204,22 @@ impl<R: Real> Simplex<R> {
         } else {
             combined
         };
-        false
+    }
+}
+
+/// The newest point's region tests subtract large, nearly equal products;
+/// on a sliver triangle far from the origin (f32, coordinates near 3e5)
+/// they cancel and can pick an edge whose closest point is an old vertex,
+/// farther than the previous closest point (squared length `previous`),
+/// which the grown simplex still holds. Such an answer breaks the tests'
+/// own premise: the general tests answer too, and the shorter of the two
+/// is kept (both are points of the simplex).
+#[inline(always)]
+fn checked<R: Real>(s: Sub<R>, previous: R, general: &dyn Fn() -> Sub<R>) -> Sub<R> {
+    if s.point.norm_squared() <= previous {
+        s
+    } else {
+        shorter(s, general())
     }
 }
 
