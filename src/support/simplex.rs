@@ -147,7 +147,7 @@ impl<R: Real> Simplex<R> {
         let w = &self.pts;
         let sub = match tetrahedron(w, newest, w[3].w.x, w[3].w.y, w[3].w.z) {
             Tetrahedron::Outside(s) if newest => checked(s, previous, &|| {
-                match tetrahedron(w, false, w[3].w.x, w[3].w.y, w[3].w.z) {
+                match tetrahedron_general(w) {
                     Tetrahedron::Outside(g) => g,
                     // Enclosed by the general tests' signs but not the
                     // newest ones': left to the next iteration.
@@ -491,6 +491,13 @@ enum Tetrahedron<R: Real> {
     Inside([R; 4]),
 }
 
+/// [`tetrahedron`] by the general tests (no newest point), out of line:
+/// the rare second opinion of [`Simplex::reduce_tetrahedron`].
+#[inline(never)]
+fn tetrahedron_general<R: Real>(w: &[CsoPoint<R>; 4]) -> Tetrahedron<R> {
+    tetrahedron(w, false, w[3].w.x, w[3].w.y, w[3].w.z)
+}
+
 /// Closest point of a tetrahedron, or, when the origin is inside it, the
 /// origin's barycentric weights (from the same signed volumes).
 ///
@@ -512,6 +519,7 @@ enum Tetrahedron<R: Real> {
 /// it as the pairs `(x, y)` and `(y, z)`, the second across the two stores
 /// that wrote the point; that load waited for the stores to reach the
 /// cache, about a tenth of the tetrahedron's time.
+#[inline(always)]
 fn tetrahedron<R: Real>(w: &[CsoPoint<R>; 4], newest: bool, x: R, y: R, z: R) -> Tetrahedron<R> {
     let Volumes { sub, total, flat, normals } = sub_volumes(w, &Vec3::new(x, y, z));
     let flat = flat || !total.finite();
