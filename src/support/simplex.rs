@@ -131,7 +131,8 @@ impl<R: Real> Simplex<R> {
             2 => segment(w, 0, 1),
             3 if newest => checked(triangle_newest(w, 0, 1, 2), previous, &|| triangle(w, 0, 1, 2)),
             3 => triangle(w, 0, 1, 2),
-            _ => return self.reduce_tetrahedron(newest, previous),
+            // `w₃` as scalars: see `tetrahedron`.
+            _ => return self.reduce_tetrahedron(newest, previous, w[3].w.x, w[3].w.y, w[3].w.z),
         };
         self.keep(sub);
         false
@@ -143,9 +144,9 @@ impl<R: Real> Simplex<R> {
     /// pairs of coordinates than its copy had stored, a stall on every
     /// step. Inlined into the loop, the tetrahedron made it slower still.
     #[inline(never)]
-    fn reduce_tetrahedron(&mut self, newest: bool, previous: R) -> bool {
+    fn reduce_tetrahedron(&mut self, newest: bool, previous: R, x: R, y: R, z: R) -> bool {
         let w = &self.pts;
-        let sub = match tetrahedron(w, newest, w[3].w.x, w[3].w.y, w[3].w.z) {
+        let sub = match tetrahedron(w, newest, x, y, z) {
             Tetrahedron::Outside(s) if newest => checked(s, previous, &|| {
                 match tetrahedron_general(w) {
                     Tetrahedron::Outside(g) => g,
@@ -454,6 +455,7 @@ const FACES: [[usize; 4]; 4] = [[1, 2, 3, 0], [0, 2, 3, 1], [0, 1, 3, 2], [0, 1,
 /// origin's offset from `w₃` against the same cross products; `w₃`'s own
 /// is taken at `w₀` from that face's edges. Differences of nearby points
 /// before any product, as in the direct form, at about half its work.
+#[inline(always)]
 fn sub_volumes<R: Real>(w: &[CsoPoint<R>; 4], w3: &Vec3<R>) -> Volumes<R> {
     let (w0, w1, w2) = (&w[0].w, &w[1].w, &w[2].w);
     let (e0, e1, e2) = (w0 - w3, w1 - w3, w2 - w3);
@@ -514,11 +516,14 @@ fn tetrahedron_general<R: Real>(w: &[CsoPoint<R>; 4]) -> Tetrahedron<R> {
 /// are tested by [`triangle_newest`], and the face opposite `w₃` only when
 /// none of them qualified; a flat tetrahedron is tested as without.
 ///
-/// `x, y, z` are `w₃`'s coordinates, passed as scalars (in registers):
-/// GJK stores `w₃` just before the call, and x86 code generation loaded
-/// it as the pairs `(x, y)` and `(y, z)`, the second across the two stores
-/// that wrote the point; that load waited for the stores to reach the
-/// cache, about a tenth of the tetrahedron's time.
+/// `x, y, z` are `w₃`'s coordinates, passed as scalars (in registers,
+/// from GJK's loop through [`Simplex::reduce_tetrahedron`]): GJK stores
+/// `w₃` just before, and x86 code generation loaded it as the pairs
+/// `(x, y)` and `(y, z)`, the second across the two stores that wrote the
+/// point; that load waited for the stores to reach the cache, about a
+/// tenth of the tetrahedron's time. For the same reason [`sub_volumes`] is
+/// inlined: out of line, it took `w₃` by reference, from a copy in memory
+/// written as three words and read as pairs.
 #[inline(always)]
 fn tetrahedron<R: Real>(w: &[CsoPoint<R>; 4], newest: bool, x: R, y: R, z: R) -> Tetrahedron<R> {
     let Volumes { sub, total, flat, normals } = sub_volumes(w, &Vec3::new(x, y, z));
