@@ -16,11 +16,14 @@ use crate::shape::{CorePrimitive, CsoPoint};
 /// closed form: overlapping, the depth ([`Boxes::depth`]); apart, the
 /// distance where the features facing each other across the best axis
 /// meet across it, else from the corner nearest the other box
-/// ([`Boxes::apart`]). `tolerance` is the distance's,
+/// ([`Boxes::apart`]); within the tolerance of touching, where the
+/// rounding (or an axis's tilt) certifies neither the gap nor the depth,
+/// touching: the depth along the best axis between a point of each box, 0
+/// where they are apart ([`Boxes::touching`]). `tolerance` is the distance's,
 /// `depth_tolerance` the depth's (relative to the scale). `None` when the
-/// pair is not two boxes, when the boxes touch within rounding, where the
-/// closed form does not certify the answer to the tolerance (GJK, then EPA
-/// decide), or when anything is not finite.
+/// pair is not two boxes, where the closed form does not certify the
+/// answer to the tolerance (GJK, then EPA decide), or when anything is not
+/// finite.
 pub(crate) fn box_contact<R: Real>(
     a: &CorePrimitive<R>,
     b: &CorePrimitive<R>,
@@ -30,14 +33,27 @@ pub(crate) fn box_contact<R: Real>(
     let boxes = Boxes::of(a, b)?;
     let axes = boxes.axes()?;
     if axes.overlap > R::ZERO {
-        boxes.depth(&axes, depth_tolerance).map(Proximity::Penetrating)
-    } else {
+        if let Some(p) = boxes.depth(&axes, depth_tolerance) {
+            return Some(Proximity::Penetrating(p));
+        }
+    } else if let Some(Separation { distance, bounds, witness }) = boxes.apart(&axes, tolerance) {
         // Rebuilt field by field: moved whole (`map(Proximity::Separated)`)
         // the answer went through a byte-wise copy, at an odd offset, of
         // about 400 instructions on the Cortex-M4F.
-        let Separation { distance, bounds, witness } = boxes.apart(&axes, tolerance)?;
-        Some(Proximity::Separated(Separation { distance, bounds, witness }))
+        return Some(Proximity::Separated(Separation { distance, bounds, witness }));
     }
+    // Touching within the tolerance, neither the gap nor the depth
+    // certified: the depth along the axis between a point of each box
+    // (0 where they are apart), its bounds minus the signed distance's
+    // (the lower one negative: the boxes may be apart by the points'
+    // distance, which the cores of rounded boxes take off their margins).
+    let (pa, pb, lower) = boxes.touching(&axes, tolerance)?;
+    let n = axes.normal;
+    Some(Proximity::Penetrating(Penetration {
+        depth: max((pa - pb).dot(&n), R::ZERO),
+        bounds: Bounds { lower: -(norm(&(pb - pa)) + axes.rounding), upper: max(-lower, R::ZERO) },
+        witness: Witness { point_a: Pt3::from(pa), point_b: Pt3::from(pb), normal: n },
+    }))
 }
 
 /// What the separating axes say of two boxes for GJK's distance and
@@ -48,12 +64,25 @@ pub(crate) enum ForGjk<R: Real> {
     /// Overlapping: a tetrahedron of CSO points around the origin, the
     /// answer GJK gives and EPA starts from.
     Overlapping(Enclosing<R>),
+    /// Touching within the tolerance, the gap not certified: a point of
+    /// A and one of B at most `tolerance · scale` apart (GJK's one-point
+    /// answer "touching within the tolerance"), and the best axis (unit,
+    /// from A towards B).
+    Touching {
+        /// A's point.
+        a: Vec3<R>,
+        /// B's point.
+        b: Vec3<R>,
+        /// The best axis.
+        normal: Vec3<R>,
+    },
 }
 
 /// Two boxes' answer for GJK's distance and intersection queries, in closed
 /// form: apart, their separation, as [`box_contact`] finds it; overlapping,
 /// or touching within rounding, a tetrahedron of CSO points around the
-/// origin ([`Boxes::enclosing`]). `None` where either is left open (bounds
+/// origin ([`Boxes::enclosing`]); within the tolerance of touching, where
+/// neither is certified, a point of each box ([`Boxes::touching`]). `None` where the answer is left open (bounds
 /// apart by more than the tolerance, no point of both boxes found, a
 /// tolerance finer than the rounding at a touch), when the pair is not two
 /// boxes, or when anything is not finite: GJK decides.
@@ -67,13 +96,15 @@ pub(crate) fn box_gjk<R: Real>(a: &CorePrimitive<R>, b: &CorePrimitive<R>, toler
         if let Some(e) = boxes.enclosing(&axes, tolerance) {
             return Some(ForGjk::Overlapping(e));
         }
-        if axes.overlap > R::ZERO {
-            return None;
+    }
+    if !(axes.overlap > R::ZERO) {
+        if let Some(Separation { distance, bounds, witness }) = boxes.apart(&axes, tolerance) {
+            // Rebuilt field by field, as in `box_contact`.
+            return Some(ForGjk::Apart(Separation { distance, bounds, witness }));
         }
     }
-    // Rebuilt field by field, as in `box_contact`.
-    let Separation { distance, bounds, witness } = boxes.apart(&axes, tolerance)?;
-    Some(ForGjk::Apart(Separation { distance, bounds, witness }))
+    let (a, b, _) = boxes.touching(&axes, tolerance)?;
+    Some(ForGjk::Touching { a, b, normal: axes.normal })
 }
 
 /// Four corners of one box and a point of the other, whose differences
@@ -114,8 +145,13 @@ impl<R: Real> Enclosing<R> {
 /// - apart by at most `threshold`: the distance in closed form
 ///   ([`Boxes::apart`]), `Within` where it is at most `threshold`, `Clear`
 ///   where its lower bound is above (a corner's distance exceeds every
-///   axis's gap).
+///   axis's gap);
+/// - touching within the tolerance, where neither certifies the sign: the
+///   bounds from a point of each box ([`Boxes::touching`]).
 ///
+/// Bounds that hold the threshold are `Within` where they are no further
+/// apart than `tolerance · scale` (a tie, as GJK answers it when it
+/// converges there).
 /// The flag is `true` for `Clear`; the axis returned is the separation's
 /// normal where the distance was computed. `None` otherwise (GJK decides),
 /// and when the pair is not two boxes or anything is not finite.
@@ -128,21 +164,35 @@ pub(crate) fn box_threshold<R: Real>(
     let boxes = Boxes::of(a, b)?;
     let axes = boxes.axes()?;
     let n = axes.normal;
+    let within = tolerance * axes.scale;
+    // `Clear` above the threshold, `Within` at or below it, or on a tie
+    // bracketed to the tolerance (the threshold query's contract).
+    let decide = |bounds: Bounds<R>| {
+        if bounds.lower > threshold {
+            Some(true)
+        } else {
+            (bounds.upper <= threshold || bounds.upper - bounds.lower <= within).then_some(false)
+        }
+    };
     if axes.overlap > R::ZERO {
         let (lower, upper) = axes.depth_bounds();
-        return (lower > R::ZERO).then_some((false, Bounds { lower: -upper, upper: -lower }, n));
-    }
-    let gap = axes.gap_lower();
-    if gap > threshold && gap > R::ZERO {
-        return Some((true, Bounds { lower: gap, upper: max(norm(&(boxes.cb - boxes.ca)), gap) }, n));
-    }
-    let apart = boxes.apart(&axes, tolerance)?;
-    let n = apart.witness.normal;
-    if apart.bounds.lower > threshold {
-        Some((true, apart.bounds, n))
+        if lower > R::ZERO {
+            return Some((false, Bounds { lower: -upper, upper: -lower }, n));
+        }
     } else {
-        (apart.bounds.upper <= threshold).then_some((false, apart.bounds, n))
+        let gap = axes.gap_lower();
+        if gap > threshold && gap > R::ZERO {
+            return Some((true, Bounds { lower: gap, upper: max(norm(&(boxes.cb - boxes.ca)), gap) }, n));
+        }
+        if let Some(apart) = boxes.apart(&axes, tolerance) {
+            return decide(apart.bounds).map(|clear| (clear, apart.bounds, apart.witness.normal));
+        }
     }
+    // Touching within the tolerance, from outside or inside: the distance
+    // is at most that of a point of each box.
+    let (pa, pb, lower) = boxes.touching(&axes, tolerance)?;
+    let bounds = Bounds { lower, upper: norm(&(pb - pa)) + axes.rounding };
+    decide(bounds).map(|clear| (clear, bounds, n))
 }
 
 /// Two boxes, each as its centre, rotation and half-extents.
@@ -215,9 +265,11 @@ impl<'p, R: Real> Boxes<'p, R> {
     ///
     /// Boxes touching within rounding (no certified depth) get the same
     /// answer, the point of both certifying the contact, where the
-    /// tolerance at the pair's scale exceeds four roundings. `None` where
-    /// the features do not meet, where no point of both boxes was found, or
-    /// where the tolerance is finer: GJK decides.
+    /// tolerance at the pair's scale exceeds four roundings. Where the
+    /// features do not meet (another axis ties with this one within the
+    /// rounding), the search starts from the centres. `None` where no point
+    /// of both boxes was found, or where the tolerance is finer: GJK
+    /// decides.
     fn enclosing(&self, axes: &BoxAxes<R>, tolerance: R) -> Option<Enclosing<R>> {
         let (n, rounding) = (axes.normal, axes.rounding);
         // Touching within rounding (no certified depth): the point of both
@@ -226,8 +278,15 @@ impl<'p, R: Real> Boxes<'p, R> {
         if !(axes.depth_bounds().0 > rounding) && !(R::lit(4.0) * rounding <= tolerance * axes.scale) {
             return None;
         }
-        let (pa, pb) = self.facing_points(&n, axes.overlap, max(tolerance * axes.scale, rounding))?;
-        let (in_a, in_b) = self.point_of_both(&pa, &pb, rounding)?;
+        // Where the features facing each other across the axis do not
+        // meet (another axis ties with it within the rounding, and the
+        // origin's nearest point on the CSO lies off this one's face), the
+        // search for a point of both starts from the centres.
+        let eps = max(tolerance * axes.scale, rounding);
+        let (in_a, in_b) = match self.facing_points(&n, axes.overlap, eps) {
+            Some((pa, pb)) => self.point_of_both(&pa, &pb, rounding)?,
+            None => self.point_of_both(self.ca, self.cb, rounding)?,
+        };
         let least = |h: &Vec3<R>| min(h.x, min(h.y, h.z));
         let of_a = least(self.ha) >= least(self.hb);
         // The corners' box, `m` there, and `m` as a point of the other box.
@@ -359,6 +418,20 @@ impl<'p, R: Real> Boxes<'p, R> {
     /// closest points were an edge across an edge after all, left open by
     /// rounding) or the boxes touch within rounding.
     fn corners(&self, axes: &BoxAxes<R>, tolerance: R) -> Option<Separation<R>> {
+        let (pa, pb, lower) = self.corner_pair(axes);
+        if !(lower > axes.rounding) {
+            return None;
+        }
+        certified(pa, pb, lower, axes, tolerance)
+    }
+
+    /// The corner of either box nearest the other box and its nearest
+    /// point there, in the pair frame (`pa` of A, `pb` of B), and a lower
+    /// bound on the boxes' distance: the support gap along their
+    /// direction, or the best axis's ([`Boxes::corners`]; the best axis's
+    /// alone where the two points coincide).
+    #[inline(always)]
+    fn corner_pair(&self, axes: &BoxAxes<R>) -> (Vec3<R>, Vec3<R>, R) {
         let rounding = axes.rounding;
         // B in A's frame (centre `t`, axes the columns of `r`), and A in
         // B's (centre `−rᵀt`, axes the columns of `rᵀ`).
@@ -381,17 +454,37 @@ impl<'p, R: Real> Boxes<'p, R> {
         // The support gap along `n`: B's least `n·x` less A's greatest.
         let len = norm(&n);
         if !(len > R::ZERO) {
-            return None;
+            return (pa, pb, axes.gap_lower());
         }
         let n = n * (R::ONE / len);
         let reach_a = self.ha.x * n.x.abs() + self.ha.y * n.y.abs() + self.ha.z * n.z.abs();
         let nb = rt * n;
         let reach_b = self.hb.x * nb.x.abs() + self.hb.y * nb.y.abs() + self.hb.z * nb.z.abs();
-        let lower = max(n.dot(&t) - reach_b - reach_a - rounding, axes.gap_lower());
-        if !(lower > rounding) {
+        (pa, pb, max(n.dot(&t) - reach_b - reach_a - rounding, axes.gap_lower()))
+    }
+
+    /// Boxes that touch within the tolerance, where the closed forms do
+    /// not certify the gap (its lower bound within the rounding of 0) or
+    /// the depth (an overlap within the tilt of a nearly parallel edge
+    /// pair's axis, or no point of both found): a point of each, `pa` of A
+    /// and `pb` of B, whose distance is at most `tolerance · scale`
+    /// (rounding included), from the features facing each other across the
+    /// best axis, else from the corner nearest the other box; and a lower
+    /// bound on the signed distance. `None` where the boxes may be farther
+    /// apart.
+    #[inline(never)]
+    fn touching(&self, axes: &BoxAxes<R>, tolerance: R) -> Option<(Vec3<R>, Vec3<R>, R)> {
+        let (scale, rounding) = (axes.scale, axes.rounding);
+        let within = tolerance * scale;
+        // A tolerance within two roundings (0 among them) cannot be met.
+        if !(axes.gap_lower() <= within) || !(rounding + rounding < within) {
             return None;
         }
-        certified(pa, pb, lower, axes, tolerance)
+        let (pa, pb, lower) = match self.facing_points(&axes.normal, axes.overlap, max(within, rounding)) {
+            Some((pa, pb)) => (pa, point_in_box(&pb, self.cb, self.rb, self.hb), axes.gap_lower()),
+            None => self.corner_pair(axes),
+        };
+        (norm(&(pb - pa)) + rounding <= within).then_some((pa, pb, lower))
     }
 
     /// A point of box A and one of box B, `pa − pb = overlap · n`, on the

@@ -147,9 +147,11 @@ impl<R: Real> GjkOutcome<R> {
 /// or touching within rounding, four CSO points around the origin, each a
 /// corner of one box less a point of both (the corners of the Freudenthal
 /// simplex of that box holding the point), with the origin's weights in
-/// them. GJK runs where the axes leave the answer open (no point of both
-/// boxes found, bounds the rounding keeps apart by more than the
-/// tolerance).
+/// them; within the tolerance of touching where the rounding certifies
+/// neither a gap nor a point of both, a point of each box (the one-point
+/// answer "touching within the tolerance"). GJK runs where the axes leave
+/// the answer open (bounds the rounding keeps apart by more than the
+/// tolerance, a touch queried at tolerance 0).
 ///
 /// ```
 /// use narrowphase::prelude::*;
@@ -198,6 +200,7 @@ where
         match boxes(a, b, budget, cache) {
             Some(ForGjk::Apart(s)) => return separated_at(s, &origin.coords),
             Some(ForGjk::Overlapping(e)) => return GjkOutcome::Penetrating(e.simplex(&origin.coords)),
+            Some(ForGjk::Touching { a, b, .. }) => return GjkOutcome::Penetrating(one_point(a, b, &origin.coords)),
             None => {}
         }
     }
@@ -261,6 +264,7 @@ where
         match boxes(a, b, budget, cache) {
             Some(ForGjk::Apart(s)) => return separated_at(s, &origin.coords),
             Some(ForGjk::Overlapping(e)) => return GjkOutcome::Penetrating(e.simplex(&origin.coords)),
+            Some(ForGjk::Touching { a, b, .. }) => return GjkOutcome::Penetrating(one_point(a, b, &origin.coords)),
             None => {}
         }
     }
@@ -991,6 +995,15 @@ where
         // Overlapping (or touching) box cores: their four CSO points
         // around the origin are the bodies' too.
         Some(ForGjk::Overlapping(e)) => return OnCores::Overlapping(e),
+        // Box cores touching within the tolerance: the bodies overlap (or
+        // touch) by the margins, at the cores' points.
+        Some(ForGjk::Touching { a: pa, b: pb, normal }) => {
+            let d = norm(&(pb - pa));
+            let normal = if d > R::ZERO { (pb - pa) / d } else { normal };
+            let witness = Witness { point_a: Pt3::from(pa), point_b: Pt3::from(pb), normal };
+            let cores = Separation { distance: d, bounds: Bounds { lower: R::ZERO, upper: d }, witness };
+            return OnCores::Touching { cores, ma, mb };
+        }
         None => match run(&Core(a), &Core(b), budget, cache, exit_above, &Vec3::zeros()) {
             GjkOutcome::Separated(s) => {
                 let scale = scale(&s);
@@ -1030,6 +1043,7 @@ where
     cache.direction = match &answer {
         ForGjk::Apart(s) => s.witness.point_a - s.witness.point_b,
         ForGjk::Overlapping(e) => -e.normal,
+        ForGjk::Touching { normal, .. } => -*normal,
     };
     cache.iterations = 1;
     Some(answer)
@@ -1130,6 +1144,13 @@ fn point_of_both<R: Real>(core: &Witness<R>, d: R, ma: R, mb: R, to_world: &Vec3
     } else {
         (pa + core.normal * ma, pb - core.normal * mb)
     };
+    one_point(a, b, to_world)
+}
+
+/// The one-point simplex `{a − b}` of a point `a` of A and `b` of B, the
+/// body points moved by `to_world`.
+#[inline(always)]
+fn one_point<R: Real>(a: Vec3<R>, b: Vec3<R>, to_world: &Vec3<R>) -> Simplex<R> {
     Simplex::one(CsoPoint { w: a - b, a: Pt3::from(a + to_world), b: Pt3::from(b + to_world) })
 }
 

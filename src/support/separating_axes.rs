@@ -35,10 +35,13 @@ pub(crate) struct BoxAxes<R: Real> {
     /// edges is tilted by up to `ε/|u × w|`, which moves its overlap by that
     /// much of the pair's size.
     pub slack: R,
-    /// The largest `slack` over the fifteen axes, twice (the raise and the
-    /// rounding): the least overlap is the depth only up to it, since a
-    /// tilted axis may hide a smaller one.
-    pub worst_slack: R,
+    /// A lower bound on the exact least overlap over the fifteen axes (the
+    /// depth, where positive): each axis's computed overlap less twice its
+    /// slack (the raise and the rounding), the least of them. A tilted
+    /// axis may hide a smaller overlap than the least computed, but only
+    /// by its own slack: one whose computed overlap is well above the
+    /// least does not loosen the bound.
+    pub depth_lower: R,
     /// Largest coordinate involved (the scale of the rounding).
     pub scale: R,
     /// The rounding of a coordinate at that scale, `16·ε·scale`.
@@ -49,7 +52,7 @@ impl<R: Real> BoxAxes<R> {
     /// Bounds on the depth of boxes overlapping along every axis: the least
     /// overlap, less the largest slack below, plus the rounding above.
     pub fn depth_bounds(&self) -> (R, R) {
-        (self.overlap - self.worst_slack, self.overlap + self.rounding)
+        (self.depth_lower, self.overlap + self.rounding)
     }
 
     /// A lower bound on the distance of boxes apart along the best axis:
@@ -87,9 +90,9 @@ pub(crate) fn box_axes<R: Real>(
 
     // The least overlap and its axis: 0–2 A's faces, 3–5 B's, 6 + 3i + j
     // A's edge i across B's edge j (rebuilt once, at the end), and the
-    // shortest edge cross (the most tilted axis).
+    // least lower bound of an edge axis's exact overlap.
     let mut best = (R::INFINITY, 0_u8);
-    let mut shortest = R::ONE;
+    let mut least = R::INFINITY;
     let mut consider = |overlap: R, axis: u8| {
         if overlap < best.0 {
             best = (overlap, axis);
@@ -134,11 +137,13 @@ pub(crate) fn box_axes<R: Real>(
         if !(len > R::EPSILON) {
             return;
         }
-        shortest = min(shortest, len);
         let along = t[i2] * c1 - t[i1] * c2;
         let reach = h[i1] * qj[i2] + h[i2] * qj[i1] + gj1 * qj2[i] + gj2 * qj1[i];
-        // Raised by the tilt's share, `tilt / len` (see `BoxAxes::overlap`).
-        consider((reach - along.abs() + tilt) / len, axis);
+        let shadows = reach - along.abs();
+        // Raised by the tilt's share, `tilt / len` (see `BoxAxes::overlap`);
+        // the exact overlap is at least the raised one less twice that.
+        consider((shadows + tilt) / len, axis);
+        least = min(least, (shadows - tilt) / len);
     };
     // B's edge j with its two others, `j1 = j + 1`, `j2 = j + 2` (mod 3);
     // every index a constant (no bounds check survives).
@@ -179,7 +184,9 @@ pub(crate) fn box_axes<R: Real>(
         overlap,
         normal,
         slack: tilt / len + rounding,
-        worst_slack: (tilt + tilt) / shortest + rounding,
+        // The face axes' overlaps (none raised; at least `overlap`) less
+        // twice a unit axis's tilt, and the edge axes' bounds.
+        depth_lower: min(least, overlap - (tilt + tilt)) - rounding,
         scale,
         rounding,
     })
