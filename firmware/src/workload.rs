@@ -401,6 +401,18 @@ fn sweep_tolerance(i: usize, default: f32) -> f32 {
     }
 }
 
+/// The threshold of the threshold sweep's pose `i`: 0 for the touch at
+/// tolerance 0 (the contact question, which the closed form leaves to
+/// GJK there; at a positive threshold the touch is certified within it),
+/// [`CLEARANCE`] for the others.
+fn sweep_threshold(i: usize) -> f32 {
+    if i + 1 == SWEEP_RANDOM + ADVERSARIAL_POSES {
+        0.0
+    } else {
+        CLEARANCE
+    }
+}
+
 /// Pose `i` of the box sweeps: the random poses first, then the adversarial ones.
 fn sweep_box_pose(i: usize) -> (Pose<f32>, Pose<f32>) {
     if i < SWEEP_RANDOM {
@@ -517,11 +529,15 @@ fn sq_pose(i: usize) -> (Pose<f32>, Pose<f32>) {
 fn clearance_box(
     a: &Placed<Cuboid<f32>, f32>,
     b: &Placed<Cuboid<f32>, f32>,
+    threshold: f32,
     budget: &Budget<f32>,
     cache: &mut GjkWarmStart<f32>,
 ) -> Threshold<f32> {
-    gjk::distance_below(a, b, 0.05, budget, cache)
+    gjk::distance_below(a, b, threshold, budget, cache)
 }
+
+/// The box threshold queries' threshold.
+const CLEARANCE: f32 = 0.05;
 
 /// The robot cell of [`Family::SceneTickArm`]: links 0–6 a chain of
 /// capsules (each link adjacent to the next), 7 the table, 8 the person's
@@ -758,7 +774,7 @@ pub fn run<P: Probe>(family: Family, probe: &mut P, poly: &Polytope<'_, f32>, ep
                 let (a, b) = (black_box(Placed::new(box_a, pa)), black_box(Placed::new(box_b, pb)));
                 let mut cache = GjkWarmStart::default();
                 probe.start();
-                let o = clearance_box(&a, &b, &budget, &mut cache);
+                let o = clearance_box(&a, &b, CLEARANCE, &budget, &mut cache);
                 probe.stop();
                 ans.threshold(&black_box(o));
             }
@@ -823,7 +839,7 @@ pub fn run<P: Probe>(family: Family, probe: &mut P, poly: &Polytope<'_, f32>, ep
                         }
                         Family::ClearanceBoxBoxSweep => {
                             probe.start();
-                            let o = clearance_box(&a, &b, &budget, &mut cache);
+                            let o = clearance_box(&a, &b, sweep_threshold(i), &budget, &mut cache);
                             probe.stop();
                             match black_box(o) {
                                 Threshold::Undetermined { reason, .. } => (None, Some(reason)),
