@@ -44,14 +44,14 @@ pub(crate) fn box_contact<R: Real>(
     }
     // Touching within the tolerance, neither the gap nor the depth
     // certified: the depth along the axis between a point of each box
-    // (0 where they are apart), its bounds minus the signed distance's
-    // (the lower one negative: the boxes may be apart by the points'
-    // distance, which the cores of rounded boxes take off their margins).
+    // (0 where they are apart), its bounds minus the signed distance's,
+    // clamped at 0 (touching within the tolerance is contact, as in
+    // `with_margins`).
     let (pa, pb, lower) = boxes.touching(&axes, tolerance)?;
     let n = axes.normal;
     Some(Proximity::Penetrating(Penetration {
         depth: max((pa - pb).dot(&n), R::ZERO),
-        bounds: Bounds { lower: -(norm(&(pb - pa)) + axes.rounding), upper: max(-lower, R::ZERO) },
+        bounds: Bounds { lower: R::ZERO, upper: max(-lower, R::ZERO) },
         witness: Witness { point_a: Pt3::from(pa), point_b: Pt3::from(pb), normal: n },
     }))
 }
