@@ -47,11 +47,11 @@ pub(crate) fn box_contact<R: Real>(
     // (0 where they are apart), its bounds minus the signed distance's,
     // clamped at 0 (touching within the tolerance is contact, as in
     // `with_margins`).
-    let (pa, pb, lower) = boxes.touching(&axes, tolerance)?;
+    let (pa, pb, distance) = boxes.touching(&axes, tolerance)?;
     let n = axes.normal;
     Some(Proximity::Penetrating(Penetration {
         depth: max((pa - pb).dot(&n), R::ZERO),
-        bounds: Bounds { lower: R::ZERO, upper: max(-lower, R::ZERO) },
+        bounds: Bounds { lower: R::ZERO, upper: max(-distance.lower, R::ZERO) },
         witness: Witness { point_a: Pt3::from(pa), point_b: Pt3::from(pb), normal: n },
     }))
 }
@@ -82,8 +82,8 @@ pub(crate) enum ForGjk<R: Real> {
 /// form: apart, their separation, as [`box_contact`] finds it; overlapping,
 /// or touching within rounding, a tetrahedron of CSO points around the
 /// origin ([`Boxes::enclosing`]); within the tolerance of touching, where
-/// neither is certified, a point of each box ([`Boxes::touching`]). `None` where the answer is left open (bounds
-/// apart by more than the tolerance, no point of both boxes found, a
+/// neither is certified, a point of each box ([`Boxes::touching`]). `None`
+/// where the answer is left open (bounds apart by more than the tolerance, no point of both boxes found, a
 /// tolerance finer than the rounding at a touch), when the pair is not two
 /// boxes, or when anything is not finite: GJK decides.
 pub(crate) fn box_gjk<R: Real>(a: &CorePrimitive<R>, b: &CorePrimitive<R>, tolerance: R) -> Option<ForGjk<R>> {
@@ -190,8 +190,7 @@ pub(crate) fn box_threshold<R: Real>(
     }
     // Touching within the tolerance, from outside or inside: the distance
     // is at most that of a point of each box.
-    let (pa, pb, lower) = boxes.touching(&axes, tolerance)?;
-    let bounds = Bounds { lower, upper: norm(&(pb - pa)) + axes.rounding };
+    let (_, _, bounds) = boxes.touching(&axes, tolerance)?;
     decide(bounds).map(|clear| (clear, bounds, n))
 }
 
@@ -469,11 +468,11 @@ impl<'p, R: Real> Boxes<'p, R> {
     /// pair's axis, or no point of both found): a point of each, `pa` of A
     /// and `pb` of B, whose distance is at most `tolerance · scale`
     /// (rounding included), from the features facing each other across the
-    /// best axis, else from the corner nearest the other box; and a lower
-    /// bound on the signed distance. `None` where the boxes may be farther
-    /// apart.
+    /// best axis, else from the corner nearest the other box; and bounds on
+    /// the signed distance (above, the points' distance plus the rounding).
+    /// `None` where the boxes may be farther apart.
     #[inline(never)]
-    fn touching(&self, axes: &BoxAxes<R>, tolerance: R) -> Option<(Vec3<R>, Vec3<R>, R)> {
+    fn touching(&self, axes: &BoxAxes<R>, tolerance: R) -> Option<(Vec3<R>, Vec3<R>, Bounds<R>)> {
         let (scale, rounding) = (axes.scale, axes.rounding);
         let within = tolerance * scale;
         // A tolerance within two roundings (0 among them) cannot be met.
@@ -484,7 +483,8 @@ impl<'p, R: Real> Boxes<'p, R> {
             Some((pa, pb)) => (pa, point_in_box(&pb, self.cb, self.rb, self.hb), axes.gap_lower()),
             None => self.corner_pair(axes),
         };
-        (norm(&(pb - pa)) + rounding <= within).then_some((pa, pb, lower))
+        let upper = norm(&(pb - pa)) + rounding;
+        (upper <= within).then_some((pa, pb, Bounds { lower, upper }))
     }
 
     /// A point of box A and one of box B, `pa − pb = overlap · n`, on the

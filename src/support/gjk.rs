@@ -1001,6 +1001,7 @@ where
             let d = norm(&(pb - pa));
             let normal = if d > R::ZERO { (pb - pa) / d } else { normal };
             let witness = Witness { point_a: Pt3::from(pa), point_b: Pt3::from(pb), normal };
+            // Read by `point_of_both` for its witness and distance only.
             let cores = Separation { distance: d, bounds: Bounds { lower: R::ZERO, upper: d }, witness };
             return OnCores::Touching { cores, ma, mb };
         }

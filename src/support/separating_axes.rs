@@ -49,8 +49,8 @@ pub(crate) struct BoxAxes<R: Real> {
 }
 
 impl<R: Real> BoxAxes<R> {
-    /// Bounds on the depth of boxes overlapping along every axis: the least
-    /// overlap, less the largest slack below, plus the rounding above.
+    /// Bounds on the depth of boxes overlapping along every axis:
+    /// `depth_lower` below, the least overlap plus the rounding above.
     pub fn depth_bounds(&self) -> (R, R) {
         (self.depth_lower, self.overlap + self.rounding)
     }
