@@ -171,40 +171,7 @@ where
     A: SupportMap<R> + ?Sized,
     B: SupportMap<R> + ?Sized,
 {
-    let origin = a.center();
-    let m = a.margin() + b.margin();
-    // The closed form gets views and an origin of its own, which nothing
-    // takes the address of: the GJK paths pass theirs out of line, so they
-    // live in memory, where x86 stored the origin as two words and the
-    // closed form's first subtraction reloaded it across both.
-    if m > R::ZERO {
-        if let Some(answer) =
-            closed_form_bodies(&Relative::new(a, origin), &Relative::new(b, origin), budget, cache, &origin.coords)
-        {
-            return answer;
-        }
-    }
-    // The GJK paths' origin is a copy: they take its address.
-    let origin = Pt3::from(origin.coords);
-    let (a, b) = (&Relative::new(a, origin), &Relative::new(b, origin));
-    if m > R::ZERO {
-        match on_cores(a, b, budget, cache, R::INFINITY, &origin.coords) {
-            OnCores::Separated(s) => return GjkOutcome::Separated(s),
-            OnCores::Touching { cores, ma, mb } => {
-                return GjkOutcome::Penetrating(point_of_both(&cores.witness, cores.distance, ma, mb, &origin.coords))
-            }
-            OnCores::Overlapping(e) => return GjkOutcome::Penetrating(e.simplex(&origin.coords)),
-            OnCores::Bodies => {}
-        }
-    } else {
-        match boxes(a, b, budget, cache) {
-            Some(ForGjk::Apart(s)) => return separated_at(s, &origin.coords),
-            Some(ForGjk::Overlapping(e)) => return GjkOutcome::Penetrating(e.simplex(&origin.coords)),
-            Some(ForGjk::Touching { a, b, .. }) => return GjkOutcome::Penetrating(one_point(a, b, &origin.coords)),
-            None => {}
-        }
-    }
-    run(a, b, budget, cache, R::INFINITY, &origin.coords)
+    answer(a, b, budget, cache, R::INFINITY)
 }
 
 /// Boolean intersection test: like [`distance`] but stops as soon as a
@@ -237,9 +204,28 @@ where
     A: SupportMap<R> + ?Sized,
     B: SupportMap<R> + ?Sized,
 {
+    answer(a, b, budget, cache, R::ZERO)
+}
+
+/// [`distance`] and [`intersect`]: the closed forms, then the cores' GJK
+/// (sphere-swept bodies) or two boxes' axes, then GJK on the bodies, which
+/// stops at the first certified lower bound above `exit_above` (`R::ZERO`
+/// for an intersection test; `R::INFINITY` to converge); on the cores at
+/// `exit_above + m`, the margins `m` added (the intersection test stops at
+/// cores certified farther apart than the margins).
+#[inline(always)]
+fn answer<R, A, B>(a: &A, b: &B, budget: &Budget<R>, cache: &mut GjkWarmStart<R>, exit_above: R) -> GjkOutcome<R>
+where
+    R: Real,
+    A: SupportMap<R> + ?Sized,
+    B: SupportMap<R> + ?Sized,
+{
     let origin = a.center();
     let m = a.margin() + b.margin();
-    // Views and origin of its own for the closed form, as in `distance`.
+    // The closed form gets views and an origin of its own, which nothing
+    // takes the address of: the GJK paths pass theirs out of line, so they
+    // live in memory, where x86 stored the origin as two words and the
+    // closed form's first subtraction reloaded it across both.
     if m > R::ZERO {
         if let Some(answer) =
             closed_form_bodies(&Relative::new(a, origin), &Relative::new(b, origin), budget, cache, &origin.coords)
@@ -247,12 +233,11 @@ where
             return answer;
         }
     }
+    // The GJK paths' origin is a copy: they take its address.
     let origin = Pt3::from(origin.coords);
     let (a, b) = (&Relative::new(a, origin), &Relative::new(b, origin));
     if m > R::ZERO {
-        // The cores' GJK stops as soon as it certifies them farther apart
-        // than the margins.
-        match on_cores(a, b, budget, cache, m, &origin.coords) {
+        match on_cores(a, b, budget, cache, exit_above + m, &origin.coords) {
             OnCores::Separated(s) => return GjkOutcome::Separated(s),
             OnCores::Touching { cores, ma, mb } => {
                 return GjkOutcome::Penetrating(point_of_both(&cores.witness, cores.distance, ma, mb, &origin.coords))
@@ -268,7 +253,7 @@ where
             None => {}
         }
     }
-    run(a, b, budget, cache, R::ZERO, &origin.coords)
+    run(a, b, budget, cache, exit_above, &origin.coords)
 }
 
 /// GJK on `a` and `b` as given, its answer's points moved by `to_world`
