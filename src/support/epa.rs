@@ -77,7 +77,8 @@
 //!   ([`Undetermined::IterationCap`]), the vertex or face capacity
 //!   ([`Undetermined::OutOfCapacity`]), the arithmetic
 //!   ([`Undetermined::Degenerate`]: the visible region stopped being a disk
-//!   bounded by one simple loop, a new face had no normal, the stall above,
+//!   bounded by one simple loop, a new face had no normal (its three
+//!   points collinear in the arithmetic), the stall above,
 //!   or a support plane clearly separating the origin from the CSO — the
 //!   input was not an intersecting simplex) or a NaN
 //!   ([`Undetermined::NonFinite`]) stops it. Its bounds are on the *signed*
@@ -662,12 +663,15 @@ impl<R: Real, const V: usize, const F: usize> Epa<R, V, F> {
 
     /// Adds `p` (in front of face `start`): removes the faces it sees and
     /// closes the hole with a fan of new faces to `p`. The polytope is left
-    /// unchanged on error.
+    /// unchanged where the visible region is not a disk or there is no
+    /// room; a new face with no normal is reported
+    /// ([`Undetermined::Degenerate`]) after the fan is complete, the
+    /// polytope closed and consistent.
     fn expand(&mut self, start: u16, p: CsoPoint<R>, eps_visible: R) -> Result<(), Undetermined> {
         if self.verts.is_full() {
             return Err(Undetermined::OutOfCapacity);
         }
-        if let Err(e) = self.flood(start, &p.w, eps_visible).and_then(|()| self.horizon(&p.w)) {
+        if let Err(e) = self.flood(start, &p.w, eps_visible).and_then(|()| self.horizon()) {
             // Leave no face marked.
             for f in self.faces.iter_mut() {
                 f.visible = false;
@@ -716,16 +720,20 @@ impl<R: Real, const V: usize, const F: usize> Epa<R, V, F> {
             e.slot = slot as u16;
         }
         let n_edges = self.horizon.len();
+        let mut planar = true;
         for j in 0..n_edges {
             let e = *self.horizon.get(j).ok_or(BROKEN)?;
             let next = self.horizon.get((j + 1) % n_edges).ok_or(BROKEN)?.slot;
             let prev = self.horizon.get((j + n_edges - 1) % n_edges).ok_or(BROKEN)?.slot;
             let (a, b) = (self.vert(e.a)?.w, self.vert(e.b)?.w);
-            // `horizon` checked that the plane exists (`has_plane`, the same
-            // arithmetic short of the square root). The fallback (the expanded face's
-            // normal, with the distance taken over this triangle) would
-            // still be a valid certificate.
+            // A triangle with no normal in this arithmetic (its points
+            // collinear) takes the expanded face's, with the distance over
+            // its own vertices: a valid certificate for any unit normal, so
+            // the polytope is complete and consistent when the expansion
+            // then reports it. Checked here, once, rather than before the
+            // commit: the planes are a quarter of an iteration's work.
             let (normal, dist) = plane(&a, &b, &p.w).unwrap_or_else(|| {
+                planar = false;
                 let n = fallback_normal;
                 (n, min(min(n.dot(&a), n.dot(&b)), n.dot(&p.w)))
             });
@@ -736,7 +744,11 @@ impl<R: Real, const V: usize, const F: usize> Epa<R, V, F> {
                 *x = e.slot;
             }
         }
-        Ok(())
+        if planar {
+            Ok(())
+        } else {
+            Err(Undetermined::Degenerate)
+        }
     }
 
     /// Marks the connected set of faces that `w` sees, from `start`, and
@@ -768,9 +780,9 @@ impl<R: Real, const V: usize, const F: usize> Epa<R, V, F> {
     }
 
     /// Collects the boundary of the visible faces into `horizon`, ordered as
-    /// one closed loop; checks that the loop is simple, that there is room
-    /// and that every new face `(a, b, w)` has a normal.
-    fn horizon(&mut self, w: &Vec3<R>) -> Result<(), Undetermined> {
+    /// one closed loop; checks that the loop is simple and that there is
+    /// room for the new faces.
+    fn horizon(&mut self) -> Result<(), Undetermined> {
         self.horizon.clear();
         for qi in 0..self.queue.len() {
             let f = *self.queue.get(qi).ok_or(BROKEN)?;
@@ -818,12 +830,6 @@ impl<R: Real, const V: usize, const F: usize> Epa<R, V, F> {
         let nf = self.faces.len();
         if self.n_dead as usize + self.queue.len() + (F - nf) < n {
             return Err(Undetermined::OutOfCapacity);
-        }
-        // Every new face must have a normal.
-        for e in self.horizon.iter() {
-            if !has_plane(&self.vert(e.a)?.w, &self.vert(e.b)?.w, w) {
-                return Err(Undetermined::Degenerate);
-            }
         }
         Ok(())
     }
@@ -911,13 +917,6 @@ fn plane<R: Real>(a: &Vec3<R>, b: &Vec3<R>, c: &Vec3<R>) -> Option<(Vec3<R>, R)>
     let n = normalize(&cross(a, b, c))?;
     let dist = min(min(n.dot(a), n.dot(b)), n.dot(c));
     dist.finite().then_some((n, dist))
-}
-
-/// `plane(a, b, c).is_some()` for finite points, without the square root.
-fn has_plane<R: Real>(a: &Vec3<R>, b: &Vec3<R>, c: &Vec3<R>) -> bool {
-    let n = cross(a, b, c);
-    let nn = n.dot(&n);
-    nn > R::ZERO && nn.finite()
 }
 
 /// `(b − a) × (c − a)`, computed at the vertex opposite the longest edge.
