@@ -104,6 +104,17 @@ pub enum Family {
     ClearanceBoxBoxSweep,
     /// The same for `mpr::intersect` (its cap counts support queries).
     MprIntersectBoxBoxSweep,
+    /// [`Family::GjkBoxBoxSweep`]'s poses, caps and tolerances with the
+    /// boxes seen through their support functions alone ([`SupportOnly`]):
+    /// GJK iterates on every pose, so that the sweep measures its iterations
+    /// on all of them, not only on those the closed forms leave to it.
+    /// `cargo xtask icount` takes the `step` of the sweep of the same name
+    /// without `plain_` as the larger of the two.
+    PlainGjkBoxBoxSweep,
+    /// The same for `gjk::intersect`.
+    PlainGjkIntersectBoxBoxSweep,
+    /// The same for `gjk::distance_below`.
+    PlainClearanceBoxBoxSweep,
     /// The same for `gjk::distance` between the 200-vertex polytopes, cold,
     /// every fifth frame of [`Family::GjkPoly200Cold`], caps
     /// `1..=POLY_SWEEP_CAPS`.
@@ -111,7 +122,7 @@ pub enum Family {
 }
 
 /// Every family, in the order they run.
-pub const FAMILIES: [Family; 23] = [
+pub const FAMILIES: [Family; 26] = [
     Family::Empty,
     Family::GjkBoxBoxCold,
     Family::GjkIntersectBoxBox,
@@ -135,6 +146,9 @@ pub const FAMILIES: [Family; 23] = [
     Family::ClearanceBoxBoxSweep,
     Family::MprIntersectBoxBoxSweep,
     Family::GjkPoly200Sweep,
+    Family::PlainGjkBoxBoxSweep,
+    Family::PlainGjkIntersectBoxBoxSweep,
+    Family::PlainClearanceBoxBoxSweep,
 ];
 
 impl Family {
@@ -164,6 +178,9 @@ impl Family {
             Family::ClearanceBoxBoxSweep => "gjk_distance_below_box_box_sweep",
             Family::MprIntersectBoxBoxSweep => "mpr_intersect_box_box_sweep",
             Family::GjkPoly200Sweep => "gjk_distance_poly200_sweep",
+            Family::PlainGjkBoxBoxSweep => "plain_gjk_distance_box_box_sweep",
+            Family::PlainGjkIntersectBoxBoxSweep => "plain_gjk_intersect_box_box_sweep",
+            Family::PlainClearanceBoxBoxSweep => "plain_gjk_distance_below_box_box_sweep",
         }
     }
 
@@ -177,7 +194,10 @@ impl Family {
             Family::GjkBoxBoxSweep
             | Family::GjkIntersectBoxBoxSweep
             | Family::ClearanceBoxBoxSweep
-            | Family::MprIntersectBoxBoxSweep => Some(SWEEP_CAPS),
+            | Family::MprIntersectBoxBoxSweep
+            | Family::PlainGjkBoxBoxSweep
+            | Family::PlainGjkIntersectBoxBoxSweep
+            | Family::PlainClearanceBoxBoxSweep => Some(SWEEP_CAPS),
             Family::GjkPoly200Sweep => Some(POLY_SWEEP_CAPS),
             _ => None,
         }
@@ -202,7 +222,10 @@ impl Family {
             Family::GjkBoxBoxSweep
             | Family::GjkIntersectBoxBoxSweep
             | Family::ClearanceBoxBoxSweep
-            | Family::MprIntersectBoxBoxSweep => (SWEEP_RANDOM + ADVERSARIAL_POSES) * SWEEP_CAPS,
+            | Family::MprIntersectBoxBoxSweep
+            | Family::PlainGjkBoxBoxSweep
+            | Family::PlainGjkIntersectBoxBoxSweep
+            | Family::PlainClearanceBoxBoxSweep => (SWEEP_RANDOM + ADVERSARIAL_POSES) * SWEEP_CAPS,
             Family::GjkPoly200Sweep => FRAMES.div_ceil(POLY_SWEEP_STRIDE) * POLY_SWEEP_CAPS,
         }
     }
@@ -454,6 +477,40 @@ type Capsules = Placed<Capsule<f32>, f32>;
 #[inline(never)]
 fn gjk_distance_box(a: &Boxes, b: &Boxes, budget: &Budget<f32>, cache: &mut GjkWarmStart<f32>) -> GjkOutcome<f32> {
     gjk::distance(a, b, budget, cache)
+}
+
+/// Boxes seen through their support functions alone.
+type PlainBoxes<'s> = SupportOnly<'s, Boxes>;
+
+#[inline(never)]
+fn plain_gjk_distance_box(
+    a: &PlainBoxes,
+    b: &PlainBoxes,
+    budget: &Budget<f32>,
+    cache: &mut GjkWarmStart<f32>,
+) -> GjkOutcome<f32> {
+    gjk::distance(a, b, budget, cache)
+}
+
+#[inline(never)]
+fn plain_gjk_intersect_box(
+    a: &PlainBoxes,
+    b: &PlainBoxes,
+    budget: &Budget<f32>,
+    cache: &mut GjkWarmStart<f32>,
+) -> GjkOutcome<f32> {
+    gjk::intersect(a, b, budget, cache)
+}
+
+#[inline(never)]
+fn plain_clearance_box(
+    a: &PlainBoxes,
+    b: &PlainBoxes,
+    threshold: f32,
+    budget: &Budget<f32>,
+    cache: &mut GjkWarmStart<f32>,
+) -> Threshold<f32> {
+    gjk::distance_below(a, b, threshold, budget, cache)
 }
 
 #[inline(never)]
@@ -815,36 +872,58 @@ pub fn run<P: Probe>(family: Family, probe: &mut P, poly: &Polytope<'_, f32>, ep
         Family::GjkBoxBoxSweep
         | Family::GjkIntersectBoxBoxSweep
         | Family::ClearanceBoxBoxSweep
-        | Family::MprIntersectBoxBoxSweep => {
+        | Family::MprIntersectBoxBoxSweep
+        | Family::PlainGjkBoxBoxSweep
+        | Family::PlainGjkIntersectBoxBoxSweep
+        | Family::PlainClearanceBoxBoxSweep => {
             for i in 0..SWEEP_RANDOM + ADVERSARIAL_POSES {
                 let (pa, pb) = sweep_box_pose(i);
                 for cap in 1..=SWEEP_CAPS {
                     let (a, b) = (black_box(Placed::new(box_a, pa)), black_box(Placed::new(box_b, pb)));
                     let budget = Budget::new(cap as u32, sweep_tolerance(i, budget.tolerance));
                     let mut cache = GjkWarmStart::default();
+                    let (plain_a, plain_b) = (SupportOnly(&a), SupportOnly(&b));
+                    let gjk_answer = |o: GjkOutcome<f32>| (o.is_penetrating(), undetermined_gjk(&o));
+                    let threshold_answer = |o: Threshold<f32>| match o {
+                        Threshold::Undetermined { reason, .. } => (None, Some(reason)),
+                        o => (o.is_clear().map(|clear| !clear), None),
+                    };
                     let (flag, reason) = match family {
+                        Family::PlainGjkBoxBoxSweep => {
+                            probe.start();
+                            let o = plain_gjk_distance_box(&plain_a, &plain_b, &budget, &mut cache);
+                            probe.stop();
+                            gjk_answer(black_box(o))
+                        }
+                        Family::PlainGjkIntersectBoxBoxSweep => {
+                            probe.start();
+                            let o = plain_gjk_intersect_box(&plain_a, &plain_b, &budget, &mut cache);
+                            probe.stop();
+                            gjk_answer(black_box(o))
+                        }
+                        Family::PlainClearanceBoxBoxSweep => {
+                            probe.start();
+                            let o = plain_clearance_box(&plain_a, &plain_b, sweep_threshold(i), &budget, &mut cache);
+                            probe.stop();
+                            threshold_answer(black_box(o))
+                        }
                         Family::GjkBoxBoxSweep => {
                             probe.start();
                             let o = gjk_distance_box(&a, &b, &budget, &mut cache);
                             probe.stop();
-                            let o = black_box(o);
-                            (o.is_penetrating(), undetermined_gjk(&o))
+                            gjk_answer(black_box(o))
                         }
                         Family::GjkIntersectBoxBoxSweep => {
                             probe.start();
                             let o = gjk_intersect_box(&a, &b, &budget, &mut cache);
                             probe.stop();
-                            let o = black_box(o);
-                            (o.is_penetrating(), undetermined_gjk(&o))
+                            gjk_answer(black_box(o))
                         }
                         Family::ClearanceBoxBoxSweep => {
                             probe.start();
                             let o = clearance_box(&a, &b, sweep_threshold(i), &budget, &mut cache);
                             probe.stop();
-                            match black_box(o) {
-                                Threshold::Undetermined { reason, .. } => (None, Some(reason)),
-                                o => (o.is_clear().map(|clear| !clear), None),
-                            }
+                            threshold_answer(black_box(o))
                         }
                         _ => {
                             probe.start();
