@@ -919,8 +919,9 @@ fn sweep_bound(name: &str, net: &[u64], caps: usize) -> Result<SweepBound> {
 /// seen through their support functions alone), where the query's own sweep
 /// sees GJK's iterations only on the poses its closed forms leave open.
 /// Through the support functions alone both bodies' support points are
-/// transformed, where the query's GJK works in the first body's frame: a
-/// plain iteration costs at least as much as the query's.
+/// transformed, where the query's GJK works in the first body's frame, so
+/// a plain iteration is expected to cost at least as much as the query's
+/// (measured so on the box queries, not proved).
 fn with_plain_steps(bounds: &mut [SweepBound]) {
     let plain: Vec<(String, u64)> =
         bounds.iter().filter_map(|b| b.name.strip_prefix("plain_").map(|name| (name.to_string(), b.step))).collect();
