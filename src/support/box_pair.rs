@@ -19,11 +19,11 @@ use crate::shape::{CorePrimitive, CsoPoint};
 /// ([`Boxes::apart`]); within the tolerance of touching, where the
 /// rounding (or an axis's tilt) certifies neither the gap nor the depth,
 /// touching: the depth along the best axis between a point of each box, 0
-/// where they are apart ([`Boxes::touching`]). `tolerance` is the distance's,
-/// `depth_tolerance` the depth's (relative to the scale). `None` when the
-/// pair is not two boxes, where the closed form does not certify the
-/// answer to the tolerance (GJK, then EPA decide), or when anything is not
-/// finite.
+/// where they are apart or the point is one of both ([`Boxes::touching`]).
+/// `tolerance` is the distance's, `depth_tolerance` the depth's (relative
+/// to the scale). `None` when the pair is not two boxes, where the closed
+/// form does not certify the answer to the tolerance (GJK, then EPA
+/// decide), or when anything is not finite.
 pub(crate) fn box_contact<R: Real>(
     a: &CorePrimitive<R>,
     b: &CorePrimitive<R>,
@@ -82,10 +82,11 @@ pub(crate) enum ForGjk<R: Real> {
 /// form: apart, their separation, as [`box_contact`] finds it; overlapping,
 /// or touching within rounding, a tetrahedron of CSO points around the
 /// origin ([`Boxes::enclosing`]); within the tolerance of touching, where
-/// neither is certified, a point of each box ([`Boxes::touching`]). `None`
-/// where the answer is left open (bounds apart by more than the tolerance, no point of both boxes found, a
-/// tolerance finer than the rounding at a touch), when the pair is not two
-/// boxes, or when anything is not finite: GJK decides.
+/// neither is certified, a point of each box, or at a tolerance finer than
+/// the rounding a point of both as computed ([`Boxes::touching`]). `None`
+/// where the answer is left open (bounds apart by more than the tolerance,
+/// no point of both boxes found), when the pair is not two boxes, or when
+/// anything is not finite: GJK decides.
 pub(crate) fn box_gjk<R: Real>(a: &CorePrimitive<R>, b: &CorePrimitive<R>, tolerance: R) -> Option<ForGjk<R>> {
     let boxes = Boxes::of(a, b)?;
     let axes = boxes.axes()?;
@@ -147,7 +148,8 @@ impl<R: Real> Enclosing<R> {
 ///   where its lower bound is above (a corner's distance exceeds every
 ///   axis's gap);
 /// - touching within the tolerance, where neither certifies the sign: the
-///   bounds from a point of each box ([`Boxes::touching`]).
+///   bounds from a point of each box, or, at a tolerance finer than the
+///   rounding, 0 above from a point of both ([`Boxes::touching`]).
 ///
 /// Bounds that hold the threshold are `Within` where they are no further
 /// apart than `tolerance · scale` (a tie, as GJK answers it when it
@@ -267,8 +269,8 @@ impl<'p, R: Real> Boxes<'p, R> {
     /// tolerance at the pair's scale exceeds four roundings. Where the
     /// features do not meet (another axis ties with this one within the
     /// rounding), the search starts from the centres. `None` where no point
-    /// of both boxes was found, or where the tolerance is finer: GJK
-    /// decides.
+    /// of both boxes was found, or where the tolerance is finer (a point of
+    /// both as computed may still show the touch, [`Boxes::touching`]).
     fn enclosing(&self, axes: &BoxAxes<R>, tolerance: R) -> Option<Enclosing<R>> {
         let (n, rounding) = (axes.normal, axes.rounding);
         // Touching within rounding (no certified depth): the point of both
@@ -277,15 +279,7 @@ impl<'p, R: Real> Boxes<'p, R> {
         if !(axes.depth_bounds().0 > rounding) && !(R::lit(4.0) * rounding <= tolerance * axes.scale) {
             return None;
         }
-        // Where the features facing each other across the axis do not
-        // meet (another axis ties with it within the rounding, and the
-        // origin's nearest point on the CSO lies off this one's face), the
-        // search for a point of both starts from the centres.
-        let eps = max(tolerance * axes.scale, rounding);
-        let (in_a, in_b) = match self.facing_points(&n, axes.overlap, eps) {
-            Some((pa, pb)) => self.point_of_both(&pa, &pb, rounding)?,
-            None => self.point_of_both(self.ca, self.cb, rounding)?,
-        };
+        let (in_a, in_b) = self.meeting_point(axes, max(tolerance * axes.scale, rounding), rounding, true)?;
         let least = |h: &Vec3<R>| min(h.x, min(h.y, h.z));
         let of_a = least(self.ha) >= least(self.hb);
         // The corners' box, `m` there, and `m` as a point of the other box.
@@ -330,34 +324,60 @@ impl<'p, R: Real> Boxes<'p, R> {
         })
     }
 
-    /// A point of both boxes, in each box's coordinates (within each box
-    /// to `rounding`). First from the middle of the deepest points `pa`,
-    /// `pb` by alternating projections (B, then A): the first point of A
-    /// whose projection on B moved it by at most the rounding. Two rounds
-    /// settle all but about one random overlapping pose in 400 (a sliver
-    /// of an intersection, along which the projections creep); further
-    /// rounds settle few of those. Then where an edge of one box crosses
-    /// the other ([`edge_in_box`]): a nonempty intersection of two boxes
-    /// is a polytope whose vertices are corners of one box inside the
-    /// other or edges of one crossing faces of the other, so some edge of
-    /// one box meets the other. `None` where rounding hides every such
-    /// point: GJK decides.
+    /// A point of both boxes, in each box's coordinates
+    /// ([`Boxes::point_of_both`]), searched from the points of the features
+    /// facing each other across the best axis (flat within `eps`,
+    /// [`Boxes::facing_points`]), or from the centres where those do not
+    /// meet (another axis ties with it within the rounding, and the
+    /// origin's nearest point on the CSO lies off this one's face).
+    fn meeting_point(&self, axes: &BoxAxes<R>, eps: R, slack: R, crossing: bool) -> Option<(Vec3<R>, Vec3<R>)> {
+        match self.facing_points(&axes.normal, axes.overlap, eps) {
+            Some((pa, pb)) => self.point_of_both(&pa, &pb, slack, crossing),
+            None => self.point_of_both(self.ca, self.cb, slack, crossing),
+        }
+    }
+
+    /// A point of both boxes, in each box's coordinates: first by
+    /// alternating projections from the middle of the deepest points `pa`,
+    /// `pb` (on B, then on A), the first projection that the other box
+    /// holds, its coordinates there (as computed) within the half-extents
+    /// to `slack` (the rounding; 0 for a point of both as computed). Two
+    /// rounds settle all but about one random overlapping pose in 400 (a
+    /// sliver of an intersection, along which the projections creep);
+    /// further rounds settle few of those. Then, with `crossing`, where an
+    /// edge of one box crosses the other ([`edge_in_box`]): a nonempty
+    /// intersection of two boxes is a polytope whose vertices are corners
+    /// of one box inside the other or edges of one crossing faces of the
+    /// other, so some edge of one box meets the other. `None` where
+    /// rounding hides every such point: GJK decides.
     #[inline(never)]
-    fn point_of_both(&self, pa: &Vec3<R>, pb: &Vec3<R>, rounding: R) -> Option<(Vec3<R>, Vec3<R>)> {
+    fn point_of_both(&self, pa: &Vec3<R>, pb: &Vec3<R>, slack: R, crossing: bool) -> Option<(Vec3<R>, Vec3<R>)> {
         let mut m = (pa + pb) * R::HALF;
+        // A's last projection, which `m` is: B may hold it.
+        let mut of_a = None;
         for _ in 0..BOTH_PROJECTIONS {
-            let in_b = clamp_to_box(&self.rb.tr_mul(&(m - self.cb)), self.hb);
+            let local_b = self.rb.tr_mul(&(m - self.cb));
+            let in_b = clamp_to_box(&local_b, self.hb);
+            if let Some(in_a) = of_a {
+                if max_abs(&(local_b - in_b)) <= slack {
+                    return Some((in_a, in_b));
+                }
+            }
             let local_a = self.ra.tr_mul(&(self.cb + self.rb * in_b - self.ca));
             let in_a = clamp_to_box(&local_a, self.ha);
-            if max_abs(&(local_a - in_a)) <= rounding {
+            if max_abs(&(local_a - in_a)) <= slack {
                 return Some((in_a, in_b));
             }
             m = self.ca + self.ra * in_a;
+            of_a = Some(in_a);
+        }
+        if !crossing {
+            return None;
         }
         let m = self.point_where_edges_cross(R::ZERO)?;
         let (local_a, local_b) = (self.ra.tr_mul(&(m - self.ca)), self.rb.tr_mul(&(m - self.cb)));
         let (in_a, in_b) = (clamp_to_box(&local_a, self.ha), clamp_to_box(&local_b, self.hb));
-        (max(max_abs(&(local_a - in_a)), max_abs(&(local_b - in_b))) <= rounding).then_some((in_a, in_b))
+        (max(max_abs(&(local_a - in_a)), max_abs(&(local_b - in_b))) <= slack).then_some((in_a, in_b))
     }
 
     /// A point of both boxes, from where an edge of B crosses A, else where
@@ -470,14 +490,22 @@ impl<'p, R: Real> Boxes<'p, R> {
     /// (rounding included), from the features facing each other across the
     /// best axis, else from the corner nearest the other box; and bounds on
     /// the signed distance (above, the points' distance plus the rounding).
-    /// `None` where the boxes may be farther apart.
+    /// At a tolerance within two roundings, which no two points can meet,
+    /// a point of both as computed ([`Boxes::common_point`]). `None` where
+    /// the boxes may be farther apart.
     #[inline(never)]
     fn touching(&self, axes: &BoxAxes<R>, tolerance: R) -> Option<(Vec3<R>, Vec3<R>, Bounds<R>)> {
         let (scale, rounding) = (axes.scale, axes.rounding);
         let within = tolerance * scale;
-        // A tolerance within two roundings (0 among them) cannot be met.
-        if !(axes.gap_lower() <= within) || !(rounding + rounding < within) {
+        if !(axes.gap_lower() <= within) {
             return None;
+        }
+        // A tolerance within two roundings (0 among them): no two points
+        // show a touch to it, a point of both boxes may, where the boxes
+        // overlap by at most the rounding (the depth 0 it implies is then
+        // exact to two roundings).
+        if !(rounding + rounding < within) {
+            return if axes.overlap <= rounding { self.common_point(axes) } else { None };
         }
         let (pa, pb, lower) = match self.facing_points(&axes.normal, axes.overlap, max(within, rounding)) {
             Some((pa, pb)) => (pa, point_in_box(&pb, self.cb, self.rb, self.hb), axes.gap_lower()),
@@ -485,6 +513,25 @@ impl<'p, R: Real> Boxes<'p, R> {
         };
         let upper = norm(&(pb - pa)) + rounding;
         (upper <= within).then_some((pa, pb, Bounds { lower, upper }))
+    }
+
+    /// Boxes that touch within rounding, queried at a tolerance finer than
+    /// it ([`Boxes::touching`]): a point of both boxes as computed (its
+    /// coordinates in each box's frame, as computed, within the box's
+    /// half-extents, no rounding allowed), as both `pa` and `pb`, and
+    /// bounds with 0 above. That is the evidence GJK's own overlap test
+    /// rests on (the origin inside a tetrahedron of computed support
+    /// points), and as exact: the point is within a few `ε·scale` of each
+    /// box, less than one rounding. `None` where no such point is found:
+    /// GJK decides.
+    #[inline(never)]
+    fn common_point(&self, axes: &BoxAxes<R>) -> Option<(Vec3<R>, Vec3<R>, Bounds<R>)> {
+        // At a touch the facing features meet at the point: edges crossing
+        // the other box ([`Boxes::point_of_both`]) find slivers of an
+        // overlap, not touches, and are not tried.
+        let (_, in_b) = self.meeting_point(axes, axes.rounding, R::ZERO, false)?;
+        let p = self.cb + self.rb * in_b;
+        Some((p, p, Bounds { lower: axes.gap_lower(), upper: R::ZERO }))
     }
 
     /// A point of box A and one of box B, `pa − pb = overlap · n`, on the

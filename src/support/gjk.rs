@@ -149,9 +149,12 @@ impl<R: Real> GjkOutcome<R> {
 /// simplex of that box holding the point), with the origin's weights in
 /// them; within the tolerance of touching where the rounding certifies
 /// neither a gap nor a point of both, a point of each box (the one-point
-/// answer "touching within the tolerance"). GJK runs where the axes leave
-/// the answer open (bounds the rounding keeps apart by more than the
-/// tolerance, a touch queried at tolerance 0).
+/// answer "touching within the tolerance"); at a tolerance finer than the
+/// rounding (0 among them), a point of both boxes as computed (one CSO
+/// point, 0: the evidence of GJK's own overlap test, a tetrahedron of
+/// computed points around the origin). GJK runs where the axes leave the
+/// answer open (bounds the rounding keeps apart by more than the
+/// tolerance, a touch at a finer tolerance with no such point).
 ///
 /// ```
 /// use narrowphase::prelude::*;
