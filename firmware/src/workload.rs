@@ -315,7 +315,7 @@ pub const SWEEP_CAPS: usize = 12;
 /// Random box poses in the sweeps.
 const SWEEP_RANDOM: usize = 20;
 /// Near-touching and degenerate box poses in the sweeps.
-const ADVERSARIAL_POSES: usize = 14;
+const ADVERSARIAL_POSES: usize = 15;
 /// Caps of the polytope sweep.
 pub const POLY_SWEEP_CAPS: usize = 24;
 /// Every how many frames of the polytope trajectory the sweep takes.
@@ -341,14 +341,12 @@ fn box_pose(seed: u64, i: usize, lo: f32, hi: f32) -> (Pose<f32>, Pose<f32>) {
     (pose(Vector3::zeros(), ra), pose(d, rb))
 }
 
-/// Frame `k` (0..=FRAMES) of the polytope trajectory: A fixed, B
-/// approaching along x while turning about a fixed axis (~1.4° per frame).
 /// Pose `j` of the sweeps' adversarial box poses: faces parallel and
 /// touching, a hair apart or a hair inside; edges crossing at a touch;
 /// a vertex on a face; the centres coincident; faces coplanar side by side
 /// (flat simplices); a near-parallel tilt of 1e-4 rad; a sliver of an
-/// overlap; a touch at tolerance 0, which the closed forms of
-/// `gjk::distance` leave to GJK.
+/// overlap; two touches at tolerance 0, one the closed forms answer and
+/// one they leave to GJK.
 fn adversarial_box_pose(j: usize) -> (Pose<f32>, Pose<f32>) {
     let id = Rotation3::identity();
     let touch_x = HALF_A[0] + HALF_B[0];
@@ -406,30 +404,58 @@ fn adversarial_box_pose(j: usize) -> (Pose<f32>, Pose<f32>) {
             ])),
         ),
         // Faces touching, as pose 0, queried at tolerance 0
-        // (`sweep_tolerance`): the closed forms leave a touch they cannot
-        // certify beyond rounding to GJK, whose iterations the sweep then
-        // counts.
-        _ => (id, Vector3::new(touch_x, 0.0, 0.0), id),
+        // (`sweep_tolerance`): the closed forms answer from a point of
+        // both boxes as computed.
+        13 => (id, Vector3::new(touch_x, 0.0, 0.0), id),
+        // A touch, both boxes turned at random (one of about half such
+        // touches in `f32`, where rounding puts every candidate point just
+        // outside one box), queried at tolerance 0:
+        // the closed forms leave it to GJK, whose iterations the sweep
+        // then counts.
+        _ => (
+            Rotation3::from_matrix_unchecked(nalgebra::Matrix3::from_column_slice(&[
+                -0.314_153_82,
+                0.050_430_533,
+                0.948_031_7,
+                0.784_104_76,
+                -0.549_209_5,
+                0.289_047_75,
+                0.535_244_9,
+                0.834_161_64,
+                0.132_993_43,
+            ])),
+            Vector3::new(-0.090_420_485, 0.034_328_334, 0.206_436_49),
+            Rotation3::from_matrix_unchecked(nalgebra::Matrix3::from_column_slice(&[
+                0.762_353_4,
+                -0.612_242_46,
+                0.209_705_6,
+                0.048_069_62,
+                0.376_714_77,
+                0.925_081_25,
+                -0.645_373_17,
+                -0.695_158_36,
+                0.316_620_05,
+            ])),
+        ),
     };
     (pose(Vector3::zeros(), ra), pose(t, rb))
 }
 
-/// The tolerance of the box sweeps' pose `i`: 0 for the last adversarial
-/// pose, `default` for the others.
+/// The tolerance of the box sweeps' pose `i`: 0 for the last two
+/// adversarial poses, `default` for the others.
 fn sweep_tolerance(i: usize, default: f32) -> f32 {
-    if i + 1 == SWEEP_RANDOM + ADVERSARIAL_POSES {
+    if i + 2 >= SWEEP_RANDOM + ADVERSARIAL_POSES {
         0.0
     } else {
         default
     }
 }
 
-/// The threshold of the threshold sweep's pose `i`: 0 for the touch at
-/// tolerance 0 (the contact question, which the closed form leaves to
-/// GJK there; at a positive threshold the touch is certified within it),
-/// [`CLEARANCE`] for the others.
+/// The threshold of the threshold sweep's pose `i`: 0 for the touches at
+/// tolerance 0 (the contact question; at a positive threshold a touch is
+/// certified within it), [`CLEARANCE`] for the others.
 fn sweep_threshold(i: usize) -> f32 {
-    if i + 1 == SWEEP_RANDOM + ADVERSARIAL_POSES {
+    if i + 2 >= SWEEP_RANDOM + ADVERSARIAL_POSES {
         0.0
     } else {
         CLEARANCE
@@ -445,6 +471,8 @@ fn sweep_box_pose(i: usize) -> (Pose<f32>, Pose<f32>) {
     }
 }
 
+/// Frame `k` (0..=FRAMES) of the polytope trajectory: A fixed, B
+/// approaching along x while turning about a fixed axis (~1.4° per frame).
 fn poly_frame(k: usize) -> (Pose<f32>, Pose<f32>) {
     let s = k as f32 / FRAMES as f32;
     let axis = Unit::new_normalize(Vector3::new(0.3, 0.5, 0.8));
