@@ -501,11 +501,12 @@ impl<'p, R: Real> Boxes<'p, R> {
             return None;
         }
         // A tolerance within two roundings (0 among them): no two points
-        // show a touch to it, a point of both boxes may, where the boxes
-        // overlap by at most the rounding (the depth 0 it implies is then
-        // exact to two roundings).
+        // show a touch to it, a point of both boxes may, where no axis
+        // certifies a gap and the boxes overlap by at most the rounding
+        // (the depth 0 it implies is then exact to two roundings).
         if !(rounding + rounding < within) {
-            return if axes.overlap <= rounding { self.common_point(axes) } else { None };
+            let touch = !(axes.gap_lower() > R::ZERO) && axes.overlap <= rounding;
+            return if touch { self.common_point(axes) } else { None };
         }
         let (pa, pb, lower) = match self.facing_points(&axes.normal, axes.overlap, max(within, rounding)) {
             Some((pa, pb)) => (pa, point_in_box(&pb, self.cb, self.rb, self.hb), axes.gap_lower()),
