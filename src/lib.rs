@@ -85,8 +85,8 @@ pub mod prelude {
     pub use crate::sdf::ellipsoid_method::{EllipsoidMethod, EllipsoidMethodOutcome, EllipsoidWarmStart};
     pub use crate::sdf::{Aabb, Difference, Intersection, IntervalSdf, Sdf, SdfWarmStart, SmoothUnion, Torus, Union};
     pub use crate::shape::{
-        Affine, Bounded, Capsule, Cone, ConvexHull, Cuboid, Cylinder, Ellipsoid, MinkowskiSum, Placed, Polytope,
-        PolytopeData, Rounded, Sphere, SupportMap, SupportWarmStart,
+        Affine, Attitude, Bounded, Capsule, Cone, ConvexHull, Cuboid, Cylinder, Ellipsoid, MinkowskiSum, Placed,
+        Polytope, PolytopeData, Rounded, Sphere, SupportMap, SupportWarmStart,
     };
     pub use crate::shape::{Ellipse, Superellipse, Superquadric};
     pub use crate::support::contact::{contact, contact_with};

@@ -5,7 +5,7 @@
 //! optionally rounded or put through a linear map), two poses (identity, axis-
 //! angle or a raw quaternion, normalised: a zero quaternion gives a NaN
 //! rotation), a budget and optionally a pre-filled warm-start cache (any
-//! direction, any hint index). Numbers are either small fixed-point values
+//! direction, any hint index, any seed directions and count). Numbers are either small fixed-point values
 //! (so that touching, nested and coincident configurations are common) or raw
 //! `f64` bit patterns (NaN, infinities, subnormals, huge values). Constructors
 //! may reject a shape (then the input is skipped); `Placed::new`
@@ -104,6 +104,16 @@ struct Input {
     tolerance: Option<Num>,
     cache: Option<CacheIn>,
     offset: Offset,
+    /// Last, so that inputs written before it decode as before (`None`).
+    seeds: Option<SeedsIn>,
+}
+
+/// A warm start's seed directions, any numbers and any count.
+#[derive(Arbitrary, Debug)]
+struct SeedsIn {
+    a: [[Num; 3]; 4],
+    b: [[Num; 3]; 4],
+    len: u8,
 }
 
 encode_enum!(Prim {
@@ -116,7 +126,8 @@ encode_enum!(Prim {
     Bipyramid { n, r, top, bottom },
 });
 encode_struct!(CacheIn { direction, hint_a, hint_b });
-encode_struct!(Input { f64, a, b, max_iterations, tolerance, cache, offset });
+encode_struct!(SeedsIn { a, b, len });
+encode_struct!(Input { f64, a, b, max_iterations, tolerance, cache, offset, seeds });
 
 /// A body of the shared model in this target's (`None` for a superquadric).
 fn from_model(b: &Body) -> Option<Body<Prim>> {
@@ -150,7 +161,13 @@ fn seeds() -> Vec<Input> {
             _ => p.tolerance,
         };
         let offset = Offset { direction: [rng.range(-9, 9) as i8, 3, rng.range(-9, 9) as i8], exponent: i as u8 };
-        out.push(Input { f64: p.f64, a, b, max_iterations: p.max_iterations, tolerance, cache, offset });
+        let num3 = |rng: &mut Rng| [seed_num(rng), seed_num(rng), seed_num(rng)];
+        let seeds = (i % 4 == 1).then(|| SeedsIn {
+            a: [num3(&mut rng), num3(&mut rng), num3(&mut rng), num3(&mut rng)],
+            b: [num3(&mut rng), num3(&mut rng), num3(&mut rng), num3(&mut rng)],
+            len: rng.pick(&[1, 3, 4, 200]),
+        });
+        out.push(Input { f64: p.f64, a, b, max_iterations: p.max_iterations, tolerance, cache, offset, seeds });
     }
     out
 }
@@ -261,6 +278,11 @@ fn run<R: Real>(input: &Input) {
         cache.direction = v3(&c.direction);
         cache.hint_a = SupportWarmStart(c.hint_a);
         cache.hint_b = SupportWarmStart(c.hint_b);
+    }
+    if let Some(s) = &input.seeds {
+        cache.seeds.a = s.a.each_ref().map(v3);
+        cache.seeds.b = s.b.each_ref().map(v3);
+        cache.seeds.len = s.len;
     }
     let given = cache;
     let first = gjk::distance(&a, &b, &budget, &mut cache);

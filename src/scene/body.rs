@@ -4,8 +4,8 @@
 use crate::error::ShapeError;
 use crate::math::{Mat3, Pt3, Real, Vec3};
 use crate::shape::{
-    Bounded, Capsule, Cone, CorePrimitive, Cuboid, Cylinder, Ellipsoid, Polytope, PolytopeData, Rounded, Sphere,
-    SupportMap, SupportWarmStart,
+    Attitude, Bounded, Capsule, Cone, CorePrimitive, Cuboid, Cylinder, Ellipsoid, Polytope, PolytopeData, Rounded,
+    Sphere, SupportMap, SupportWarmStart,
 };
 
 /// The parameters of one convex body, unvalidated: every constructor is a
@@ -323,6 +323,10 @@ impl<R: Real> SupportMap<R> for Shape<'_, R> {
     #[inline]
     fn margin(&self) -> R {
         dispatch!(self, s => s.margin())
+    }
+    #[inline]
+    fn attitude(&self) -> Attitude<R> {
+        dispatch!(self, s => s.attitude())
     }
     #[inline]
     fn support_core(&self, dir: &Vec3<R>, hint: &mut SupportWarmStart) -> Pt3<R> {

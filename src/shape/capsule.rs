@@ -1,7 +1,7 @@
 //! Capsule: the segment from `(0,0,-h)` to `(0,0,h)` swept by a ball of radius
 //! `r`. Support: `(0, 0, sgn(vz)·h) + r·v/|v|` (a Minkowski sum, GJK paper §4.3).
 
-use super::{check_sizes, unit_or_zero, Bounded, SupportMap};
+use super::{check_sizes, unit_or_zero, Attitude, Bounded, SupportMap};
 use crate::error::ShapeError;
 use crate::math::{sgn, Mat3, Pt3, Real, Vec3};
 
@@ -61,6 +61,10 @@ impl<R: Real> Capsule<R> {
 }
 
 impl<R: Real> SupportMap<R> for Capsule<R> {
+    #[inline]
+    fn attitude(&self) -> Attitude<R> {
+        Attitude::Unturned
+    }
     #[inline]
     fn support(&self, dir: &Vec3<R>) -> Pt3<R> {
         let mut p = unit_or_zero(dir) * self.radius;

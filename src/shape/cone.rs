@@ -6,7 +6,7 @@
 //! The origin is the mid-height point of the axis, not the centroid.
 
 use super::cylinder::disc_support;
-use super::{check_sizes, Bounded, SupportMap};
+use super::{check_sizes, Attitude, Bounded, SupportMap};
 use crate::error::ShapeError;
 use crate::math::{norm, Pt3, Real, Vec3};
 
@@ -76,6 +76,10 @@ impl<R: Real> Cone<R> {
 }
 
 impl<R: Real> SupportMap<R> for Cone<R> {
+    #[inline]
+    fn attitude(&self) -> Attitude<R> {
+        Attitude::Unturned
+    }
     #[inline]
     fn support(&self, dir: &Vec3<R>) -> Pt3<R> {
         // The apex wins when its value `h·d_z` is at least the base rim's

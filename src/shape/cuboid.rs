@@ -1,6 +1,6 @@
 //! Axis-aligned box with half-extents `h`. Support: `(sgn(vx)hx, sgn(vy)hy, sgn(vz)hz)`.
 
-use super::{check_sizes, Bounded, SupportMap};
+use super::{check_sizes, Attitude, Bounded, SupportMap};
 use crate::error::ShapeError;
 use crate::math::{norm, sgn, Pt3, Real, Vec3};
 
@@ -55,6 +55,10 @@ impl<R: Real> Cuboid<R> {
 }
 
 impl<R: Real> SupportMap<R> for Cuboid<R> {
+    #[inline]
+    fn attitude(&self) -> Attitude<R> {
+        Attitude::Unturned
+    }
     #[inline]
     fn support(&self, dir: &Vec3<R>) -> Pt3<R> {
         Pt3::new(sgn(dir.x) * self.half.x, sgn(dir.y) * self.half.y, sgn(dir.z) * self.half.z)

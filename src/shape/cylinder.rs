@@ -2,7 +2,7 @@
 //! §4.1 with the axis on z): with `σ = sqrt(vx² + vy²)`,
 //! `s(v) = (r·vx/σ, r·vy/σ, sgn(vz)·h)` if `σ > 0`, else `(0, 0, sgn(vz)·h)`.
 
-use super::{check_sizes, Bounded, SupportMap};
+use super::{check_sizes, Attitude, Bounded, SupportMap};
 use crate::error::ShapeError;
 use crate::math::{max, sgn, Pt3, Real, Vec3};
 
@@ -81,6 +81,10 @@ pub(crate) fn disc_support<R: Real>(dir: &Vec3<R>, radius: R) -> (R, R) {
 }
 
 impl<R: Real> SupportMap<R> for Cylinder<R> {
+    #[inline]
+    fn attitude(&self) -> Attitude<R> {
+        Attitude::Unturned
+    }
     #[inline]
     fn support(&self, dir: &Vec3<R>) -> Pt3<R> {
         let (x, y) = disc_support(dir, self.radius);

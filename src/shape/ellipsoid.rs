@@ -2,7 +2,7 @@
 //! it is the image of the unit ball under `A`, so by the affine rule (GJK
 //! paper §4.2) `s(v) = A·(Av/|Av|) = A²v / |Av|`.
 
-use super::{check_sizes, Bounded, SupportMap};
+use super::{check_sizes, Attitude, Bounded, SupportMap};
 use crate::error::ShapeError;
 use crate::math::{norm, Pt3, Real, Vec3};
 
@@ -56,6 +56,10 @@ impl<R: Real> Ellipsoid<R> {
 }
 
 impl<R: Real> SupportMap<R> for Ellipsoid<R> {
+    #[inline]
+    fn attitude(&self) -> Attitude<R> {
+        Attitude::Unturned
+    }
     #[inline]
     fn support(&self, dir: &Vec3<R>) -> Pt3<R> {
         let av = self.semi_axes.component_mul(dir);

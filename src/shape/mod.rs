@@ -148,6 +148,19 @@ pub trait SupportMap<R: Real> {
         None
     }
 
+    /// How the body's own frame is turned in the frame of its support
+    /// points: [`Attitude::Unturned`] for a shape at its own origin (every
+    /// primitive), the pose's rotation for a [`Placed`] one,
+    /// [`Attitude::Unknown`] (the default) where the body has no frame that
+    /// moves with it. GJK's warm start keeps the directions of its last
+    /// support queries in each body's own frame, so that after a motion the
+    /// same points of the bodies are found again; a body of unknown
+    /// attitude starts from the cached plane only.
+    #[inline]
+    fn attitude(&self) -> Attitude<R> {
+        Attitude::Unknown
+    }
+
     /// Whether [`support_hinted`](Self::support_hinted) uses its hint (the
     /// body, or its core, climbs a vertex graph: a [`Polytope`]). GJK then
     /// passes a cold hint when its search direction turned far, since the
@@ -189,6 +202,49 @@ pub trait SupportMap<R: Real> {
     #[inline]
     fn core_primitive_placed(&self, rotation: &Mat3<R>, offset: &Vec3<R>) -> Option<CorePrimitive<R>> {
         Some(self.core_primitive_from(&Pt3::origin())?.moved(rotation, offset))
+    }
+}
+
+/// How a body's own frame is turned in the frame of its support points
+/// ([`SupportMap::attitude`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Attitude<R: Real> {
+    /// No frame that moves with the body is known.
+    Unknown,
+    /// The body's own frame is the support points' frame.
+    Unturned,
+    /// The body's own frame turned by this rotation.
+    Turned(Mat3<R>),
+}
+
+impl<R: Real> Attitude<R> {
+    /// `dir`, given in the support points' frame, in the body's own frame.
+    #[inline]
+    pub fn to_own(&self, dir: &Vec3<R>) -> Option<Vec3<R>> {
+        match self {
+            Attitude::Unknown => None,
+            Attitude::Unturned => Some(*dir),
+            Attitude::Turned(m) => Some(m.tr_mul(dir)),
+        }
+    }
+    /// `dir`, given in the body's own frame, in the support points' frame.
+    #[inline]
+    pub fn from_own(&self, dir: &Vec3<R>) -> Option<Vec3<R>> {
+        match self {
+            Attitude::Unknown => None,
+            Attitude::Unturned => Some(*dir),
+            Attitude::Turned(m) => Some(m * dir),
+        }
+    }
+    /// This attitude turned further by `rotation` (a pose's).
+    #[inline]
+    pub fn turned_by(&self, rotation: &Mat3<R>) -> Self {
+        match self {
+            Attitude::Unknown => Attitude::Unknown,
+            Attitude::Unturned => Attitude::Turned(*rotation),
+            Attitude::Turned(m) => Attitude::Turned(rotation * m),
+        }
     }
 }
 
@@ -239,6 +295,10 @@ impl<R: Real, S: SupportMap<R> + ?Sized> SupportMap<R> for Core<'_, S> {
     #[inline]
     fn climbs(&self) -> bool {
         self.0.climbs()
+    }
+    #[inline]
+    fn attitude(&self) -> Attitude<R> {
+        self.0.attitude()
     }
     #[inline]
     fn curved(&self) -> bool {
@@ -300,6 +360,10 @@ impl<R: Real, T: SupportMap<R> + ?Sized> SupportMap<R> for &T {
     #[inline]
     fn climbs(&self) -> bool {
         (**self).climbs()
+    }
+    #[inline]
+    fn attitude(&self) -> Attitude<R> {
+        (**self).attitude()
     }
     #[inline]
     fn curved(&self) -> bool {

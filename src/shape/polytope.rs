@@ -21,7 +21,7 @@
 //! - face adjacency aligned with the loops: `face_adjacency[k]` is the face on
 //!   the other side of the edge `face_vertices[k] → next vertex of the loop`.
 
-use super::{Bounded, SupportMap, SupportWarmStart};
+use super::{Attitude, Bounded, SupportMap, SupportWarmStart};
 use crate::error::PolytopeError;
 use crate::error::ShapeError;
 use crate::math::{max, max_abs, norm, Pt3, Real, Vec3};
@@ -302,6 +302,10 @@ impl<'a, R: Real> Polytope<'a, R> {
 }
 
 impl<R: Real> SupportMap<R> for Polytope<'_, R> {
+    #[inline]
+    fn attitude(&self) -> Attitude<R> {
+        Attitude::Unturned
+    }
     #[inline]
     fn support(&self, dir: &Vec3<R>) -> Pt3<R> {
         self.support_hinted(dir, &mut SupportWarmStart::default())

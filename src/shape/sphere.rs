@@ -1,6 +1,6 @@
 //! Ball of radius `r` centred at the origin. Support: `r · v/|v|`.
 
-use super::{check_sizes, unit_or_zero, Bounded, SupportMap};
+use super::{check_sizes, unit_or_zero, Attitude, Bounded, SupportMap};
 use crate::error::ShapeError;
 use crate::math::{Mat3, Pt3, Real, Vec3};
 
@@ -51,6 +51,10 @@ impl<R: Real> Sphere<R> {
 }
 
 impl<R: Real> SupportMap<R> for Sphere<R> {
+    #[inline]
+    fn attitude(&self) -> Attitude<R> {
+        Attitude::Unturned
+    }
     #[inline]
     fn support(&self, dir: &Vec3<R>) -> Pt3<R> {
         Pt3::from(unit_or_zero(dir) * self.radius)

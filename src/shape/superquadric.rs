@@ -35,7 +35,7 @@
 //! `y`. The halfspace `n·z ≤ n·y` supports the convex body, so `φ̂ ≤ φ`
 //! everywhere, with the sign of `φ` (ellipsoid-method paper, Eq. 21).
 
-use super::{check_sizes, Bounded, SupportMap};
+use super::{check_sizes, Attitude, Bounded, SupportMap};
 use crate::error::ShapeError;
 use crate::math::{finite_vec, is_nan, max, min, normalize, Pt3, Real, Vec3};
 use nalgebra::{ComplexField, Vector2};
@@ -271,6 +271,10 @@ impl<R: Real> Superquadric<R> {
 }
 
 impl<R: Real> SupportMap<R> for Superquadric<R> {
+    #[inline]
+    fn attitude(&self) -> Attitude<R> {
+        Attitude::Unturned
+    }
     /// Closed form by `ℓp` duality (see the module docs).
     #[inline]
     fn support(&self, dir: &Vec3<R>) -> Pt3<R> {

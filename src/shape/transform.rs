@@ -2,7 +2,7 @@
 //! images, Minkowski sums, convex hulls, and the configuration-space obstacle
 //! `A − B` that GJK, EPA and MPR walk on.
 
-use super::{Bounded, CorePrimitive, SupportMap, SupportWarmStart};
+use super::{Attitude, Bounded, CorePrimitive, SupportMap, SupportWarmStart};
 use crate::error::ShapeError;
 use crate::math::{norm, Mat3, Pose, Pt3, Real, Vec3};
 
@@ -173,6 +173,10 @@ impl<S, R: Real> Placed<S, R> {
 }
 
 impl<R: Real, S: SupportMap<R>> SupportMap<R> for Placed<S, R> {
+    #[inline]
+    fn attitude(&self) -> Attitude<R> {
+        self.shape.attitude().turned_by(self.pose.rotation.matrix())
+    }
     #[inline]
     fn support(&self, dir: &Vec3<R>) -> Pt3<R> {
         let local = self.pose.rotation.inverse_transform_vector(dir);
@@ -375,6 +379,15 @@ impl<A, B> MinkowskiSum<A, B> {
 }
 
 impl<R: Real, A: SupportMap<R>, B: SupportMap<R>> SupportMap<R> for MinkowskiSum<A, B> {
+    /// Unturned where both parts are; unknown otherwise (the parts may
+    /// turn apart).
+    #[inline]
+    fn attitude(&self) -> Attitude<R> {
+        match (self.a.attitude(), self.b.attitude()) {
+            (Attitude::Unturned, Attitude::Unturned) => Attitude::Unturned,
+            _ => Attitude::Unknown,
+        }
+    }
     #[inline]
     fn support(&self, dir: &Vec3<R>) -> Pt3<R> {
         self.a.support(dir) + self.b.support(dir).coords
@@ -459,6 +472,15 @@ impl<A, B> ConvexHull<A, B> {
 }
 
 impl<R: Real, A: SupportMap<R>, B: SupportMap<R>> SupportMap<R> for ConvexHull<A, B> {
+    /// Unturned where both parts are; unknown otherwise (the parts may
+    /// turn apart).
+    #[inline]
+    fn attitude(&self) -> Attitude<R> {
+        match (self.a.attitude(), self.b.attitude()) {
+            (Attitude::Unturned, Attitude::Unturned) => Attitude::Unturned,
+            _ => Attitude::Unknown,
+        }
+    }
     #[inline]
     fn support(&self, dir: &Vec3<R>) -> Pt3<R> {
         let pa = self.a.support(dir);
@@ -559,6 +581,10 @@ impl<'s, S: ?Sized, R: Real> Relative<'s, S, R> {
 }
 
 impl<R: Real, S: SupportMap<R> + ?Sized> SupportMap<R> for Relative<'_, S, R> {
+    #[inline]
+    fn attitude(&self) -> Attitude<R> {
+        self.body.attitude()
+    }
     #[inline]
     fn support(&self, dir: &Vec3<R>) -> Pt3<R> {
         Pt3::from(self.body.support_from(dir, &mut SupportWarmStart::default(), &self.origin))
@@ -682,6 +708,18 @@ impl<A: ?Sized, B: ?Sized> Cso<'_, A, B> {
     {
         let a = self.a.support_hinted(v, &mut self.hint_a);
         let b = self.b.support_hinted(&-v, &mut self.hint_b);
+        CsoPoint { w: a - b, a, b }
+    }
+    /// The CSO point of A's support point along `da` and B's along `db`
+    /// (a point of the CSO, a support point of it only where `db = −da`).
+    #[inline]
+    pub fn point_along<R: Real>(&mut self, da: &Vec3<R>, db: &Vec3<R>) -> CsoPoint<R>
+    where
+        A: SupportMap<R>,
+        B: SupportMap<R>,
+    {
+        let a = self.a.support_hinted(da, &mut self.hint_a);
+        let b = self.b.support_hinted(db, &mut self.hint_b);
         CsoPoint { w: a - b, a, b }
     }
     /// Forgets both hill-climbing hints ([`SupportWarmStart::COLD`]) when

@@ -18,6 +18,15 @@
 //! plane is poor (after a large motion) starts again from the centres'
 //! offset, with momentum, as a cold query does.
 //!
+//! A warm start also finds the last answer's simplex again: its points'
+//! support directions, kept in each body's own frame, give the same points
+//! of the moved bodies ([`WarmSeeds`]). With the first plane's lower bound
+//! that simplex's closest point often closes the gap at once; four points
+//! around the origin (the last answer an overlap) answer one again. They
+//! are points of the bodies, so the bracket below holds as for any
+//! simplex. A cylinder against a cone along 20-frame trajectories (0.6° a
+//! frame, tolerance 1e-6, `f64`): 8.8 → 4.7 iterations a query.
+//!
 //! The loop stops when `upper − lower ≤ tolerance · scale`, where `scale` is
 //! the largest support-point coordinate seen on either body: it is the size of
 //! the problem and also bounds the cancellation error of `a − b` far from the
@@ -63,6 +72,14 @@ use crate::shape::{Core, CorePrimitive, Cso, CsoPoint, Relative, SupportMap, Sup
 /// falls short of the first support point's length by more than
 /// `√tolerance` of it, a pair with a curved body starts again as a cold
 /// query (the cached plane's bound kept), for one support query more.
+///
+/// It also holds the support directions of the last answer's simplex in
+/// each body's own frame ([`WarmSeeds`]), where both bodies have one
+/// ([`SupportMap::attitude`]: primitives and [`Placed`](crate::shape::Placed)
+/// shapes): the next query finds the same points of the moved bodies again,
+/// a simplex next to the answer. Any state is safe to pass: a direction
+/// gives a point of the body whatever the pair, so a cache of another pair
+/// or of no motion only costs support queries.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct GjkWarmStart<R: Real> {
@@ -75,6 +92,33 @@ pub struct GjkWarmStart<R: Real> {
     pub hint_b: SupportWarmStart,
     /// Iterations of the last query.
     pub iterations: u32,
+    /// Where the last query's final simplex came from, for the next one.
+    pub seeds: WarmSeeds<R>,
+}
+
+/// The support directions, in each body's own frame
+/// ([`SupportMap::attitude`]), that gave the points of a query's final
+/// simplex. After a small motion the same directions give the same points
+/// of the bodies, moved with them: points of the bodies, so a simplex of
+/// them bounds the distance from above as any GJK simplex does, next to
+/// the answer. From a cached plane alone, GJK rebuilds that simplex one
+/// support query at a time; on bodies with flat faces and curved rims
+/// (cylinders, cones) its first point is a far corner of the face.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct WarmSeeds<R: Real> {
+    /// Body A's directions, in its own frame.
+    pub a: [Vec3<R>; 4],
+    /// Body B's directions, in its own frame.
+    pub b: [Vec3<R>; 4],
+    /// How many of them hold seeds (0: none; above 4 counts as 4).
+    pub len: u8,
+}
+
+impl<R: Real> Default for WarmSeeds<R> {
+    fn default() -> Self {
+        Self { a: [Vec3::zeros(); 4], b: [Vec3::zeros(); 4], len: 0 }
+    }
 }
 
 impl<R: Real> GjkWarmStart<R> {
@@ -534,6 +578,11 @@ where
     let mut simplex = Simplex::one(first);
     let mut v = first.w;
     let mut vv = v.dot(&v);
+    // Per simplex point (by its tag): the direction `d` whose support
+    // point `s(−d)` it is, or the cached seed it came from.
+    let mut dirs = [dir; 4];
+    let mut from_seed = [NO_SEED; 4];
+    let mut seeded = false;
     let climbs = a.climbs() || b.climbs();
     let mut last_dir = dir;
     // Momentum (Nesterov, after Montaut et al., RSS 2022) when either body
@@ -563,6 +612,23 @@ where
             cache.iterations = 1;
             exit = Exit::Lower;
             break 'descent;
+        }
+        // The last final simplex's points, found again along their own
+        // directions: with four (an enclosing tetrahedron) alone, else with
+        // the first point.
+        if cache.seeds.len > 0 && !restarted && budget.max_iterations > 0 {
+            match grow_from_seeds(&mut cso, &cache.seeds, &mut simplex, &mut from_seed, &mut scale) {
+                Grown::Inside => {
+                    cache.iterations = 1;
+                    exit = Exit::Overlap;
+                    break 'descent;
+                }
+                Grown::Around => {
+                    (v, seeded) = (simplex.closest(), true);
+                    vv = v.dot(&v);
+                }
+                Grown::Not => {}
+            }
         }
         for it in 1..=budget.max_iterations {
             cache.iterations = it;
@@ -612,6 +678,8 @@ where
                 break;
             }
             let previous_vv = vv;
+            let t = simplex.tag(simplex.len()) & 3;
+            (dirs[t], from_seed[t]) = (d, NO_SEED);
             simplex.push(p);
             if simplex.reduce_newest(previous_vv) {
                 exit = Exit::Overlap;
@@ -641,6 +709,17 @@ where
     cache.direction = if bounds.lower > R::ZERO { best_dir } else { v };
     cache.hint_a = cso.hint_a;
     cache.hint_b = cso.hint_b;
+    // Seeds for the next query where this one, warm, needed them (or ran
+    // out of iterations): where a warm start found its answer in a few
+    // support queries without them (most polytope and box pairs),
+    // recording them costs more than they save; a cold query (a fresh
+    // cache, often one per query) leaves none, which spared a cold query
+    // on 200-point hulls 6 % of its instructions on the Cortex-M4F.
+    if seeded || (!cold && (cache.iterations >= SEED_AFTER || matches!(exit, Exit::Cap))) {
+        cache.seeds = seeds_of(a, b, &simplex, &dirs, &from_seed, &cache.seeds);
+    } else {
+        cache.seeds.len = 0;
+    }
     let floor = rounding(scale);
     match exit {
         Exit::NonFiniteDistance => rule.undetermined(Undetermined::NonFinite, Bounds::unknown(), floor),
@@ -651,6 +730,112 @@ where
         Exit::Overlap => rule.overlap(simplex),
         Exit::Cap => rule.undetermined(Undetermined::IterationCap, bounds, floor),
     }
+}
+
+/// Marks a simplex point found by GJK's own support query (not a seed).
+const NO_SEED: u8 = u8::MAX;
+
+/// What [`grow_from_seeds`] made of the simplex.
+enum Grown {
+    /// No seed gave a point: the simplex is as it was.
+    Not,
+    /// Grown, and reduced to the part around its closest point.
+    Around,
+    /// Grown into a tetrahedron around the origin.
+    Inside,
+}
+
+/// [`descend`]'s warm start from the last answer's simplex: the points of
+/// the bodies along `seeds`' directions (turned from each body's own frame
+/// into the pair frame), pushed onto `simplex` (its first point, along the
+/// cached plane), or making it alone when there are four (the last answer
+/// an enclosing tetrahedron), then reduced. `from_seed` records which seed
+/// each point came from. Out of line: inlined, its simplex and turns added
+/// a third to the stack of every GJK query on the Cortex-M4F.
+#[inline(never)]
+fn grow_from_seeds<R, A, B>(
+    cso: &mut Cso<'_, A, B>,
+    seeds: &WarmSeeds<R>,
+    simplex: &mut Simplex<R>,
+    from_seed: &mut [u8; 4],
+    scale: &mut R,
+) -> Grown
+where
+    R: Real,
+    A: SupportMap<R> + ?Sized,
+    B: SupportMap<R> + ?Sized,
+{
+    let (turn_a, turn_b) = (cso.a.attitude(), cso.b.attitude());
+    let n = usize::from(seeds.len).min(4);
+    let mut grown = false;
+    for (j, (sa, sb)) in seeds.a.iter().zip(seeds.b.iter()).take(n).enumerate() {
+        let (Some(da), Some(db)) = (turn_a.from_own(sa), turn_b.from_own(sb)) else {
+            break;
+        };
+        let p = cso.point_along(&da, &db);
+        if !p.support_is_finite() {
+            break;
+        }
+        *scale = max(*scale, max(max_abs(&p.a.coords), max_abs(&p.b.coords)));
+        let t = if n == 4 && !grown {
+            *simplex = Simplex::one(p);
+            0
+        } else {
+            let t = simplex.tag(simplex.len());
+            simplex.push(p);
+            t
+        };
+        if let Some(f) = from_seed.get_mut(t) {
+            *f = j as u8;
+        }
+        grown = true;
+    }
+    if !grown {
+        Grown::Not
+    } else if simplex.reduce() {
+        Grown::Inside
+    } else {
+        Grown::Around
+    }
+}
+
+/// The iterations from which a query leaves seeds for the next (it always
+/// does when it started from seeds itself).
+const SEED_AFTER: u32 = 4;
+
+/// The seeds of the next query: each point of `simplex`'s support
+/// directions in the bodies' own frames (a seed's own, or `−d` and `d` for
+/// GJK's support point `s(−d)`); none where a body's attitude is unknown.
+#[inline(never)]
+fn seeds_of<R, A, B>(
+    a: &A,
+    b: &B,
+    simplex: &Simplex<R>,
+    dirs: &[Vec3<R>; 4],
+    from_seed: &[u8; 4],
+    old: &WarmSeeds<R>,
+) -> WarmSeeds<R>
+where
+    R: Real,
+    A: SupportMap<R> + ?Sized,
+    B: SupportMap<R> + ?Sized,
+{
+    let (turn_a, turn_b) = (a.attitude(), b.attitude());
+    let mut out = WarmSeeds::default();
+    for k in 0..simplex.len() {
+        let t = simplex.tag(k) & 3;
+        let j = usize::from(from_seed[t]);
+        let own = match (old.a.get(j), old.b.get(j)) {
+            (Some(sa), Some(sb)) => Some((*sa, *sb)),
+            _ => turn_a.to_own(&-dirs[t]).zip(turn_b.to_own(&dirs[t])),
+        };
+        let (Some((sa, sb)), Some(oa), Some(ob)) = (own, out.a.get_mut(k), out.b.get_mut(k)) else {
+            return WarmSeeds::default();
+        };
+        (*oa, *ob) = (sa, sb);
+        out.len = k as u8 + 1;
+    }
+    out
 }
 
 /// For [`descend`]'s warm start on curved bodies: when the first support
@@ -997,7 +1182,10 @@ where
 {
     let (ma, mb) = (a.margin(), b.margin());
     let m = ma + mb;
-    let entry = *cache;
+    // Not the seeds: a copy of the whole cache cost a capsule pair's
+    // closed form a tenth of its time on the Cortex-M4F, and the cores'
+    // seeds are directions, which give points of the bodies too.
+    let entry = (cache.direction, cache.hint_a, cache.hint_b, cache.iterations);
     let scale = |s: &Separation<R>| max(max(max_abs(&s.witness.point_a.coords), max_abs(&s.witness.point_b.coords)), m);
     let cores = match boxes(&Core(a), &Core(b), budget, cache) {
         Some(ForGjk::Apart(s)) => {
@@ -1034,7 +1222,7 @@ where
     }
     // The bodies' GJK starts where the caller's cache said, not where the
     // cores' run stopped (the bodies' CSO is another set).
-    *cache = entry;
+    (cache.direction, cache.hint_a, cache.hint_b, cache.iterations) = entry;
     OnCores::Bodies
 }
 

@@ -21,19 +21,24 @@ pub struct Simplex<R: Real> {
     /// that is more accurate: see [`Simplex::reduce`].
     closest: Vec3<R>,
     len: u8,
+    /// Which of four records a caller keeps per point each point has: a
+    /// permutation of 0..4 moved with the points, so that the slot of the
+    /// point pushed next holds a record no kept point uses (GJK's warm
+    /// start keeps each point's support directions there).
+    tags: [u8; 4],
 }
 
 impl<R: Real> Simplex<R> {
     /// The one-point simplex `{p}`.
     pub fn one(p: CsoPoint<R>) -> Self {
-        Self { pts: [p; 4], bary: [R::ONE, R::ZERO, R::ZERO, R::ZERO], closest: p.w, len: 1 }
+        Self { pts: [p; 4], bary: [R::ONE, R::ZERO, R::ZERO, R::ZERO], closest: p.w, len: 1, tags: [0, 1, 2, 3] }
     }
 
     /// The tetrahedron `pts` around the origin, `bary` the origin's
     /// barycentric weights in it (known to the caller in closed form).
     #[inline(always)]
     pub(crate) fn around_origin(pts: [CsoPoint<R>; 4], bary: [R; 4]) -> Self {
-        Self { pts, bary, closest: Vec3::zeros(), len: 4 }
+        Self { pts, bary, closest: Vec3::zeros(), len: 4, tags: [0, 1, 2, 3] }
     }
 
     /// The points (1 to 4).
@@ -84,6 +89,13 @@ impl<R: Real> Simplex<R> {
             p.a += offset;
             p.b += offset;
         }
+    }
+
+    /// The record tag of point `k` (see `tags`), and of the point pushed
+    /// next at `k = len`.
+    #[inline]
+    pub(crate) fn tag(&self, k: usize) -> usize {
+        usize::from(self.tags.get(k).copied().unwrap_or(0) & 3)
     }
 
     /// Append `p` (when there is room; a full simplex is left unchanged).
@@ -175,14 +187,18 @@ impl<R: Real> Simplex<R> {
         // moving point `idx[k]` to slot `k` in order never overwrites a point
         // still to be moved (no copy of the whole simplex).
         let [i0, i1, i2] = sub.idx.map(usize::from);
+        // The tags are swapped, not copied: they stay a permutation.
         if i0 != 0 {
             self.pts[0] = self.pts[i0 & 3];
+            self.tags.swap(0, i0 & 3);
         }
         if sub.n > 1 && i1 != 1 {
             self.pts[1] = self.pts[i1 & 3];
+            self.tags.swap(1, i1 & 3);
         }
         if sub.n > 2 && i2 != 2 {
             self.pts[2] = self.pts[i2 & 3];
+            self.tags.swap(2, i2 & 3);
         }
         self.bary = [sub.lambda[0], sub.lambda[1], sub.lambda[2], R::ZERO];
         self.len = sub.n;
@@ -646,6 +662,43 @@ mod tests {
                 assert!(s.weights().iter().all(|&l| l >= -1e-9));
             }
         }
+    }
+
+    /// GJK's loop in miniature (push a point, reduce), with a record per
+    /// tag kept beside the simplex: after every reduction each point's tag
+    /// still names the record of the point pushed with it, and the tags
+    /// stay a permutation of 0..4.
+    #[test]
+    fn tags_follow_their_points_through_reductions() {
+        let mut rnd = uniform(24680);
+        let mut kept = [0usize; 5];
+        for _ in 0..500 {
+            let first = pt(rnd(), rnd(), rnd());
+            let mut s = Simplex::one(first);
+            let mut records = [first.w; 4];
+            for _ in 0..6 {
+                let p = pt(rnd(), rnd(), rnd());
+                if s.len() < 4 {
+                    records[s.tag(s.len())] = p.w;
+                    s.push(p);
+                }
+                if s.reduce() {
+                    break;
+                }
+                kept[s.len()] += 1;
+                let mut seen = [false; 4];
+                for (k, q) in s.points().iter().enumerate() {
+                    assert_eq!(records[s.tag(k)], q.w, "point {k} lost its record");
+                    seen[s.tag(k)] = true;
+                }
+                let mut tags: [usize; 4] = core::array::from_fn(|k| s.tag(k));
+                tags.sort_unstable();
+                assert_eq!(tags, [0, 1, 2, 3]);
+                assert_eq!(seen.iter().filter(|&&x| x).count(), s.len());
+            }
+        }
+        // Every size of kept simplex was reached.
+        assert!(kept[1..4].iter().all(|&n| n > 0), "{kept:?}");
     }
 
     /// GJK's step: a simplex reduced to its closest point `v`, then a new

@@ -41,3 +41,4 @@ mod sdf_protocol;
 mod sdf_shapes;
 mod sdf_vs_support;
 mod superquadric;
+mod warm_start;
