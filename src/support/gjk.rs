@@ -619,8 +619,7 @@ where
         if cache.seeds.len > 0 && !restarted && budget.max_iterations > 0 {
             match grow_from_seeds(&mut cso, &cache.seeds, &mut simplex, &mut from_seed, &mut scale) {
                 Grown::Inside => {
-                    cache.iterations = 1;
-                    exit = Exit::Overlap;
+                    (cache.iterations, exit, seeded) = (1, Exit::Overlap, true);
                     break 'descent;
                 }
                 Grown::Around => {
