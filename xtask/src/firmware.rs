@@ -882,6 +882,9 @@ struct SweepBound {
     name: String,
     first: u64,
     step: u64,
+    /// The sweep's own costliest iteration, before [`with_plain_steps`]
+    /// raised `step` to its plain twin's (printed beside it).
+    own_step: u64,
     /// Iterations the costliest pose ran (its count stops changing after).
     deepest: usize,
 }
@@ -911,7 +914,7 @@ fn sweep_bound(name: &str, net: &[u64], caps: usize) -> Result<SweepBound> {
             }
         }
     }
-    Ok(SweepBound { name: name.to_string(), first, step, deepest })
+    Ok(SweepBound { name: name.to_string(), first, step, own_step: step, deepest })
 }
 
 /// Raises each sweep's `step` to that of its `plain_` sweep where there is
@@ -943,8 +946,8 @@ fn print_bounds(bounds: &[SweepBound], fresh: &Table) -> Result {
     for b in bounds {
         let bound = b.at(DEFAULT_CAP);
         println!(
-            "  {:<34} first {:>6}  step {:>6}  deepest pose {:>2} iterations  bound {:>8}",
-            b.name, b.first, b.step, b.deepest, bound
+            "  {:<34} first {:>6}  step {:>6} (own {:>6})  deepest pose {:>2} iterations  bound {:>8}",
+            b.name, b.first, b.step, b.own_step, b.deepest, bound
         );
         for (family, kv) in fresh.iter().filter(|(f, _)| b.bounds(f)) {
             let worst = kv.get("worst").copied().unwrap_or(0);
