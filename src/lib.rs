@@ -113,6 +113,8 @@ fn _defmt_format_is_implemented() {
     check::<query::Proximity<f64>>();
     check::<gjk::GjkOutcome<f32>>();
     check::<gjk::GjkWarmStart<f32>>();
+    check::<gjk::WarmSeeds<f64>>();
+    check::<Attitude<f32>>();
     check::<mpr::MprOutcome<f32>>();
     check::<epa::DefaultEpa<f32>>();
     check::<Simplex<f64>>();
