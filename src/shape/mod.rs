@@ -207,6 +207,22 @@ pub trait SupportMap<R: Real> {
 
 /// How a body's own frame is turned in the frame of its support points
 /// ([`SupportMap::attitude`]).
+///
+/// # Examples
+///
+/// ```
+/// use narrowphase::prelude::*;
+/// use nalgebra::{Rotation3, Translation3, Vector3};
+/// let turn = Rotation3::from_axis_angle(&Vector3::z_axis(), core::f64::consts::FRAC_PI_2);
+/// let body = Placed::new(Sphere::new(1.0).unwrap(), Pose::from_parts(Translation3::new(5.0, 0.0, 0.0), turn));
+/// let attitude = body.attitude();
+/// // The body's own x axis points along the world's y axis.
+/// let world = attitude.from_own(&Vector3::x()).unwrap();
+/// assert!((world - Vector3::y()).norm() < 1e-12);
+/// assert!((attitude.to_own(&world).unwrap() - Vector3::x()).norm() < 1e-12);
+/// // A sum of a turned and an unturned part has no frame of its own.
+/// assert_eq!(Attitude::of_parts(&attitude, &Attitude::Unturned), Attitude::Unknown);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum Attitude<R: Real> {
@@ -235,6 +251,15 @@ impl<R: Real> Attitude<R> {
             Attitude::Unknown => None,
             Attitude::Unturned => Some(*dir),
             Attitude::Turned(m) => Some(m * dir),
+        }
+    }
+    /// The attitude of a body made of two parts (a sum, a hull): unturned
+    /// where both parts are, unknown otherwise (the parts may turn apart).
+    #[inline]
+    pub fn of_parts(a: &Self, b: &Self) -> Self {
+        match (a, b) {
+            (Attitude::Unturned, Attitude::Unturned) => Attitude::Unturned,
+            _ => Attitude::Unknown,
         }
     }
     /// This attitude turned further by `rotation` (a pose's).

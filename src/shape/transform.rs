@@ -379,14 +379,9 @@ impl<A, B> MinkowskiSum<A, B> {
 }
 
 impl<R: Real, A: SupportMap<R>, B: SupportMap<R>> SupportMap<R> for MinkowskiSum<A, B> {
-    /// Unturned where both parts are; unknown otherwise (the parts may
-    /// turn apart).
     #[inline]
     fn attitude(&self) -> Attitude<R> {
-        match (self.a.attitude(), self.b.attitude()) {
-            (Attitude::Unturned, Attitude::Unturned) => Attitude::Unturned,
-            _ => Attitude::Unknown,
-        }
+        Attitude::of_parts(&self.a.attitude(), &self.b.attitude())
     }
     #[inline]
     fn support(&self, dir: &Vec3<R>) -> Pt3<R> {
@@ -472,14 +467,9 @@ impl<A, B> ConvexHull<A, B> {
 }
 
 impl<R: Real, A: SupportMap<R>, B: SupportMap<R>> SupportMap<R> for ConvexHull<A, B> {
-    /// Unturned where both parts are; unknown otherwise (the parts may
-    /// turn apart).
     #[inline]
     fn attitude(&self) -> Attitude<R> {
-        match (self.a.attitude(), self.b.attitude()) {
-            (Attitude::Unturned, Attitude::Unturned) => Attitude::Unturned,
-            _ => Attitude::Unknown,
-        }
+        Attitude::of_parts(&self.a.attitude(), &self.b.attitude())
     }
     #[inline]
     fn support(&self, dir: &Vec3<R>) -> Pt3<R> {
