@@ -266,6 +266,24 @@ fn norm_scaled<R: Real, const D: usize>(v: &SVector<R, D>) -> R {
     m * Real::sqrt(u.dot(&u))
 }
 
+/// `(√s, 1/√s)` for a squared length `s`, or `None` unless `s` and `1/s`
+/// are both in the normal range (`MIN_POSITIVE ≤ s ≤ 1/MIN_POSITIVE`: NaN,
+/// zero, subnormal and huge lengths are the caller's fallback).
+///
+/// The reciprocal is `√s · (1/s)`: its division waits for `s` only and runs
+/// beside the square root, where `1/√s` would wait for the root (on x86
+/// about ten cycles fewer on the chain a closed-form query waits on). It is
+/// within two roundings of `1/√s`.
+#[inline(always)]
+pub(crate) fn root_and_reciprocal<R: Real>(squared: R) -> Option<(R, R)> {
+    if !(squared >= R::MIN_POSITIVE && squared <= R::ONE / R::MIN_POSITIVE) {
+        return None;
+    }
+    let root = Real::sqrt(squared);
+    let inv_squared = R::ONE / squared;
+    Some((root, root * inv_squared))
+}
+
 /// `v / |v|`, or `None` when `v` is zero or not finite.
 #[inline]
 pub fn normalize<R: Real, const D: usize>(v: &SVector<R, D>) -> Option<SVector<R, D>> {
@@ -439,6 +457,31 @@ mod tests {
         assert_eq!(norm(&Vec3::<f32>::zeros()), 0.0);
         assert!(norm(&Vec3::new(f32::NAN, 1.0, 0.0)).is_nan());
         assert_eq!(norm(&Vec3::new(f32::INFINITY, 1.0, 0.0)), f32::INFINITY);
+    }
+
+    /// Against `1/√s` in `f64` (exact to far below an `f32` rounding), over
+    /// the whole accepted range of `f32`; the root is the kernel's own,
+    /// correctly rounded.
+    #[test]
+    fn root_and_reciprocal_is_within_two_roundings() {
+        let mut s = f32::MIN_POSITIVE;
+        let mut checked = 0;
+        while s <= 1.0 / f32::MIN_POSITIVE {
+            let (root, inv) = root_and_reciprocal(s).unwrap();
+            assert_eq!(root, Real::sqrt(s));
+            let truth = 1.0 / libm::sqrt(f64::from(s));
+            let ulp = f64::from(f32::EPSILON) * truth;
+            assert!((f64::from(inv) - truth).abs() <= 2.0 * ulp, "1/sqrt({s:e}): {inv:e} against {truth:e}");
+            s *= 1.0137;
+            checked += 1;
+        }
+        assert!(checked > 12_000, "{checked}");
+        for out in [0.0_f32, -1.0, 1.0e-39, f32::NAN, f32::INFINITY, 1.0e38, f32::MAX] {
+            assert!(root_and_reciprocal(out).is_none(), "{out:e}");
+        }
+        assert_eq!(root_and_reciprocal(0.25_f64), Some((0.5, 2.0)));
+        assert!(root_and_reciprocal(f64::MIN_POSITIVE / 2.0).is_none());
+        assert!(root_and_reciprocal(1.0e308_f64).is_none());
     }
 
     #[test]

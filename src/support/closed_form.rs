@@ -8,7 +8,7 @@
 //! otherwise (overlapping or touching cores, a pair with no closed form).
 //! Two boxes have their own module, [`super::box_pair`].
 
-use crate::math::{max, max_abs, min, norm, Mat3, Pt3, Real, Vec3};
+use crate::math::{max, max_abs, min, norm, root_and_reciprocal, Mat3, Pt3, Real, Vec3};
 use crate::query::{Bounds, Budget, Penetration, Proximity, Separation, Undetermined, Witness};
 use crate::shape::CorePrimitive;
 
@@ -46,21 +46,17 @@ pub(crate) fn core_gap<R: Real>(a: &CorePrimitive<R>, b: &CorePrimitive<R>, tole
     // anything else (coinciding points, underflow, overflow, NaN) is
     // GJK's to decide.
     let squared = d.dot(&d);
-    if !(squared >= R::MIN_POSITIVE && squared <= R::MAX) {
-        return None;
-    }
-    let distance = Real::sqrt(squared);
+    let (distance, inv) = root_and_reciprocal(squared)?;
     // The points found lie in the primitives: their coordinates are within
     // the primitives' extents.
     let scale = max(extent(a), extent(b));
     let floor = R::lit(16.0) * R::EPSILON * scale;
     // The tests on the lower bound `min(gap, |d|²) / |d|`, times `|d|`: they
-    // need not wait for the division, which only the answer reads.
+    // need not wait for the reciprocal, which only the answer reads.
     let scaled = min(gap, squared);
     if !(scaled > floor * distance) || squared - scaled > max(tolerance * scale, floor) * distance {
         return None;
     }
-    let inv = R::ONE / distance;
     let lower = min(gap * inv, distance);
     Some(CoreGap {
         distance,
