@@ -172,14 +172,48 @@ pub fn demo(args: &[String]) -> Result {
         setup_tools()?;
     }
     banner("firmware demo on QEMU mps2-an386 (Cortex-M4F)");
-    run(&mut demo_command())
+    run_demo(&mut demo_command())
+}
+
+/// What the demo prints once it has counted every tick's instructions.
+const COUNTS_LINE: &str = "instructions per tick";
+
+/// Runs the demo, its output passed through line by line, and fails when
+/// it fails or printed no instruction counts: under `-icount` the meter must
+/// calibrate, and a demo that silently stopped counting would pass
+/// otherwise.
+fn run_demo(cmd: &mut Command) -> Result {
+    println!("$ {}", super::show(cmd));
+    super::flush();
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .spawn()
+        .map_err(|e| Failure::new(format!("cannot start `{}`: {e}", super::show(cmd))))?;
+    let mut counted = false;
+    if let Some(out) = child.stdout.take() {
+        for line in BufReader::new(out).lines() {
+            let Ok(line) = line else { break };
+            println!("{line}");
+            counted |= line.starts_with(COUNTS_LINE);
+        }
+    }
+    let status = child.wait().map_err(|e| Failure::new(format!("`{}`: {e}", super::show(cmd))))?;
+    if !status.success() {
+        return Err(Failure::new(format!("`{}` failed ({status})", super::show(cmd))));
+    }
+    if !counted {
+        return Err(Failure::new(format!(
+            "the demo printed no `{COUNTS_LINE}` line: its meter did not calibrate under -icount (firmware/src/meter.rs)"
+        )));
+    }
+    Ok(())
 }
 
 /// The `fw-*` steps of `cargo xtask test`.
 pub fn test_steps() -> Vec<Step> {
     let mut host = fw_cargo();
     host.args(["test", "--lib", "--target", &host_triple()]);
-    let demo = demo_command();
+    let demo = xtask(&["demo", "--no-setup"]);
     let mut panic_free = fw_cargo();
     panic_free.args(["build", "--release", "--bin", "panic_free", "--target", THUMBV7EM]);
     vec![
