@@ -142,6 +142,50 @@ fn sphere_and_capsule_pairs_equal_the_segment_distance_in_f32() {
     round_pairs::<f32>(2e-6);
 }
 
+/// Sphere and capsule pairs apart by distances across the whole range the
+/// closed form takes (its `1/|d|` is `|d|·(1/|d|²)`, for `|d|²` up to
+/// `1/MIN_POSITIVE`: about 9.2e18 in f32, 6.7e153 in f64): one step, the
+/// distance within a few roundings of the segment distance at its scale,
+/// the normal unit and along the witnesses' difference. Beyond the range
+/// GJK answers, and an answer it gives is right.
+fn far_round_pairs<R: Real>(band: f64, taken: &[f64], beyond: &[f64]) {
+    let mut g = rng(97);
+    for (k, &far) in taken.iter().chain(beyond).enumerate() {
+        let a = random_round(&mut g, 0.5);
+        let mut b = random_round(&mut g, 0.5);
+        let u = rotation(&mut g) * Vector3::x();
+        b.pose.translation.vector = u * far;
+        // Beyond 1e12 the segments' lengths are below what the tolerance
+        // resolves (and in f64 a capsule's ends at 1e18 round together):
+        // the centres' distance less the radii, within the half-lengths.
+        let (truth, tol) = if far < 1e12 {
+            (round_truth(&a, &b), band * (far + 1.0))
+        } else {
+            let centres = (b.pose.translation.vector - a.pose.translation.vector).norm();
+            (centres - a.radius - b.radius, band * far + a.half + b.half)
+        };
+        let closed = k < taken.len();
+        match answer::<R>(&a, &b) {
+            Some((d, [lo, hi], [pa, pb], n, iterations)) => {
+                assert!((d - truth).abs() <= tol, "{far:e}: {d:e} vs {truth:e}");
+                assert!(lo - tol <= truth && truth <= hi + tol, "{far:e}: {truth:e} outside [{lo:e}, {hi:e}]");
+                assert!((n.norm() - 1.0).abs() <= 8.0 * R::EPSILON.to_f64(), "{far:e}: |n| = {}", n.norm());
+                assert!(((pb - pa) - n * d).norm() <= tol, "{far:e}: normal");
+                if closed {
+                    assert_eq!(iterations, 1, "{far:e}: a closed form");
+                }
+            }
+            None => assert!(!closed, "{far:e}: undetermined, truth {truth:e}"),
+        }
+    }
+}
+
+#[test]
+fn far_apart_pairs_take_the_closed_form_up_to_its_range() {
+    far_round_pairs::<f32>(2e-6, &[1e-2, 1.0, 1e3, 1e6, 1e9, 1e12, 1e15, 1e18, 9e18], &[1.2e19, 1.7e19]);
+    far_round_pairs::<f64>(1e-12, &[1e-2, 1.0, 1e6, 1e12, 1e50, 1e100, 1e150, 6e153], &[7e153, 1e154]);
+}
+
 /// Parallel, nearly parallel, crossing and end-to-end capsules: the
 /// configurations where closed-form segment code usually goes wrong.
 #[test]
