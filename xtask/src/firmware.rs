@@ -221,7 +221,7 @@ pub fn test_steps() -> Vec<Step> {
         step("fw-tests-m4f", "on-target checks on QEMU mps2-an386 (Cortex-M4F), numbers vs the host's", Kind::Plain, xtask(&["fw", "tests", "m4f"])),
         step("fw-tests-m7", "on-target checks on QEMU mps2-an500 (Cortex-M7), numbers vs the host's", Kind::Plain, xtask(&["fw", "tests", "m7"])),
         step("fw-tests-v6m", "on-target checks, thumbv6m build on QEMU mps2-an385, numbers vs the host's", Kind::Plain, xtask(&["fw", "tests", "v6m"])),
-        step("fw-demo", "firmware demo on QEMU mps2-an386 (exit status 0 = every closed-form check passed, nothing undetermined, answers bit for bit the host test's)", Kind::Plain, demo),
+        step("fw-demo", "firmware demo on QEMU mps2-an386 (exit status 0 = every closed-form check passed, nothing undetermined, answers bit for bit the host test's; and each tick's instructions counted)", Kind::Plain, demo),
         step("fw-panic-free", "release link with a panic handler that calls an undefined symbol (any surviving panic path fails the link)", Kind::Plain, panic_free),
         step("fw-no-alloc", "no allocator symbols (__rust_alloc, …) in the release ELFs", Kind::Plain, xtask(&["fw", "no-alloc"])),
         step("fw-vsqrt", "Real::sqrt is vsqrt.f32 inside the kernel on thumbv7em-none-eabihf (disassembly)", Kind::Plain, xtask(&["fw", "vsqrt"])),
