@@ -183,24 +183,8 @@ const COUNTS_LINE: &str = "instructions per tick";
 /// calibrate, and a demo that silently stopped counting would pass
 /// otherwise.
 fn run_demo(cmd: &mut Command) -> Result {
-    println!("$ {}", super::show(cmd));
-    super::flush();
-    let mut child = cmd
-        .stdout(Stdio::piped())
-        .spawn()
-        .map_err(|e| Failure::new(format!("cannot start `{}`: {e}", super::show(cmd))))?;
     let mut counted = false;
-    if let Some(out) = child.stdout.take() {
-        for line in BufReader::new(out).lines() {
-            let Ok(line) = line else { break };
-            println!("{line}");
-            counted |= line.starts_with(COUNTS_LINE);
-        }
-    }
-    let status = child.wait().map_err(|e| Failure::new(format!("`{}`: {e}", super::show(cmd))))?;
-    if !status.success() {
-        return Err(Failure::new(format!("`{}` failed ({status})", super::show(cmd))));
-    }
+    super::run_watching(cmd, |line| counted |= line.starts_with(COUNTS_LINE))?;
     if !counted {
         return Err(Failure::new(format!(
             "the demo printed no `{COUNTS_LINE}` line: its meter did not calibrate under -icount (firmware/src/meter.rs)"

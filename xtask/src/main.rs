@@ -200,6 +200,19 @@ struct TestCounts {
 /// Runs a `cargo test` command, echoing its stdout line by line and adding up
 /// the libtest `test result:` lines.
 fn run_counting(cmd: &mut Command, counts: &mut TestCounts) -> Result {
+    run_watching(cmd, |line| {
+        if let Some(rest) = line.trim_start().strip_prefix("test result: ") {
+            counts.binaries += 1;
+            counts.passed += count_before(rest, " passed");
+            counts.failed += count_before(rest, " failed");
+            counts.ignored += count_before(rest, " ignored");
+        }
+    })
+}
+
+/// Runs `cmd`, echoing its stdout line by line and showing each line to
+/// `watch`; fails when the command does.
+fn run_watching(cmd: &mut Command, mut watch: impl FnMut(&str)) -> Result {
     println!("$ {}", show(cmd));
     flush();
     let mut child =
@@ -208,12 +221,7 @@ fn run_counting(cmd: &mut Command, counts: &mut TestCounts) -> Result {
         for line in BufReader::new(out).lines() {
             let Ok(line) = line else { break };
             println!("{line}");
-            if let Some(rest) = line.trim_start().strip_prefix("test result: ") {
-                counts.binaries += 1;
-                counts.passed += count_before(rest, " passed");
-                counts.failed += count_before(rest, " failed");
-                counts.ignored += count_before(rest, " ignored");
-            }
+            watch(&line);
         }
     }
     let status = child.wait().map_err(|e| Failure::new(format!("`{}`: {e}", show(cmd))))?;
