@@ -75,9 +75,10 @@
 //! # medians; a round is one pass over the poses, well under a millisecond
 //! # a case, so it takes hundreds of rounds to steady the medians): robust
 //! # ratios on a loaded machine, ~2 min for everything at the default 301.
-//! # Ratios still move by a few percent from one process to the next (code
-//! # and data placement, the machine's load): the documented figures are the
-//! # medians of three runs.
+//! # The rounds cycle through sixteen stack positions across a page (see
+//! # `at_stack_position`). Ratios still move by a few percent from one
+//! # process to the next (code placement, the machine's load): the
+//! # documented figures are the medians of three runs.
 //! SUPPORT_FAMILY_MODE=paired taskset -c 1 cargo bench --features std --bench support_family
 //! # one case alone, for callgrind (instructions per query = Ir / (REPS · poses)):
 //! SUPPORT_FAMILY_ONLY=poly50 SUPPORT_FAMILY_MODE=profile:poly50_dist/ours_f32_cold:4 \
@@ -1279,6 +1280,48 @@ fn profile_loop(run: &mut dyn FnMut(), reps: usize) {
     }
 }
 
+/// Times `run` (seconds) with the stack moved down by `256 · (round mod
+/// 16)` bytes: the rounds of a case visit sixteen stack positions across a
+/// 4 KiB page. A 16- or 32-byte store that straddles a page completes late
+/// on Intel cores, and whether one of a query's stores straddles one
+/// depends on where the caller's stack stands, so at some positions a
+/// cell, ours or coal's, takes up to twice its time, and the ratios of a
+/// run timed at one position depend on where its stack began (the
+/// environment's size moves it). The median over the rounds is a median
+/// over positions, which such outliers do not move.
+#[inline(never)]
+fn at_stack_position(round: usize, run: &mut dyn FnMut()) -> f64 {
+    match round % 16 {
+        0 => below::<0>(run),
+        1 => below::<256>(run),
+        2 => below::<512>(run),
+        3 => below::<768>(run),
+        4 => below::<1024>(run),
+        5 => below::<1280>(run),
+        6 => below::<1536>(run),
+        7 => below::<1792>(run),
+        8 => below::<2048>(run),
+        9 => below::<2304>(run),
+        10 => below::<2560>(run),
+        11 => below::<2816>(run),
+        12 => below::<3072>(run),
+        13 => below::<3328>(run),
+        14 => below::<3584>(run),
+        _ => below::<3840>(run),
+    }
+}
+
+/// Times `run` below a frame of `N` bytes ([`at_stack_position`]), left
+/// uninitialised: nothing writes it, so nothing but the stack moves.
+#[inline(never)]
+fn below<const N: usize>(run: &mut dyn FnMut()) -> f64 {
+    let pad = std::mem::MaybeUninit::<[u8; N]>::uninit();
+    black_box(&pad);
+    let t = std::time::Instant::now();
+    run();
+    t.elapsed().as_secs_f64()
+}
+
 /// (group, function, ns per query) of every case timed in this process, or
 /// (group, function, queries per iteration) registered with criterion.
 type Registry = Vec<(String, String, f64)>;
@@ -1312,11 +1355,9 @@ fn drive(c: &mut Criterion, reg: &mut Registry, mode: &Mode, mut cases: Vec<Case
                 for case in &mut cases[i..end] {
                     (case.run)(); // warm-up
                 }
-                for _ in 0..*rounds {
+                for round in 0..*rounds {
                     for (k, case) in cases[i..end].iter_mut().enumerate() {
-                        let t = std::time::Instant::now();
-                        (case.run)();
-                        times[k].push(t.elapsed().as_secs_f64());
+                        times[k].push(at_stack_position(round, &mut case.run));
                     }
                 }
                 for (k, case) in cases[i..end].iter().enumerate() {
