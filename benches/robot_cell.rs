@@ -47,7 +47,10 @@
 //! # Timing
 //! [`ROUNDS`] rounds (`ROBOT_CELL_ROUNDS` overrides); every round runs each
 //! case once over each class, in one order, so load that changes during
-//! the run moves both sides of a ratio alike. The table gives the median
+//! the run moves both sides of a ratio alike. Round `r` runs at stack
+//! position `r mod 16` (`stack_position`: on Intel cores a store across a
+//! page boundary can double one case's time at one position), so the
+//! default rounds visit each position twice. The table gives the median
 //! ns per query over the rounds and the median of the per-round ratios
 //! ours ÷ coal. Before timing, every yes/no answer is compared with coal's
 //! and with our exact `f64` distance.
@@ -68,6 +71,10 @@
 mod coal_bodies;
 
 #[cfg(feature = "std")]
+#[path = "common/stack_position.rs"]
+mod stack_position;
+
+#[cfg(feature = "std")]
 #[path = "robot_cell/trajectory.rs"]
 mod trajectory;
 
@@ -75,9 +82,9 @@ mod trajectory;
 mod bench {
     use std::f64::consts::PI;
     use std::hint::black_box;
-    use std::time::Instant;
 
     use super::coal_bodies::{coal_convex, coal_tf};
+    use super::stack_position::at_stack_position;
     use super::trajectory;
     use coal_ffi::{Gjk as CoalGjk, Pair as CoalPair, Shape as CoalShape, Transform as CoalTf};
     use nalgebra::{IsometryMatrix3, Point3, Rotation3, Translation3, Vector3};
@@ -88,8 +95,8 @@ mod bench {
 
     /// Random joint configurations (person placements with them).
     pub const CONFIGS: usize = 120;
-    /// Timing rounds.
-    pub const ROUNDS: usize = 31;
+    /// Timing rounds: two at each of the sixteen stack positions.
+    pub const ROUNDS: usize = 32;
     /// The margin of the `near` question (metres).
     pub const MARGIN: f64 = 0.03;
 
@@ -208,10 +215,10 @@ mod bench {
         v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
     }
 
-    pub(crate) fn time_pass(n: usize, f: &mut dyn FnMut() -> usize) -> f64 {
-        let t = Instant::now();
-        black_box(f());
-        t.elapsed().as_nanos() as f64 / n.max(1) as f64
+    /// ns per query of `f` (`n` queries), timed in round `round` at that
+    /// round's stack position (see `stack_position`).
+    pub(crate) fn time_pass(n: usize, round: usize, f: &mut dyn FnMut() -> usize) -> f64 {
+        at_stack_position(round, &mut || _ = black_box(f())) * 1e9 / n.max(1) as f64
     }
 
     #[derive(Default)]
@@ -302,13 +309,13 @@ mod bench {
         }
 
         /// One round: every query over every pair, ours f64, ours f32, coal.
-        fn round(&self, coal_pairs: &mut [CoalPair<'_>], rows: &mut [Row]) {
+        fn round(&self, round: usize, coal_pairs: &mut [CoalPair<'_>], rows: &mut [Row]) {
             let n = self.ours64.len();
             let budget64 = Budget::default();
             let budget32 = Budget::<f32>::default();
             for row in rows.iter_mut() {
                 let q = row.query;
-                let ours = time_pass(n, &mut || {
+                let ours = time_pass(n, round, &mut || {
                     let mut count = 0;
                     for (a, b) in &self.ours64 {
                         let w = &mut GjkWarmStart::new();
@@ -323,7 +330,7 @@ mod bench {
                     }
                     count
                 });
-                let ours32 = time_pass(n, &mut || {
+                let ours32 = time_pass(n, round, &mut || {
                     let mut count = 0;
                     let m = MARGIN as f32;
                     for (a, b) in &self.ours32 {
@@ -341,7 +348,7 @@ mod bench {
                 row.ours32.push(ours32);
                 if self.coal.len() == n && !coal_pairs.is_empty() {
                     let mut coal_pass = |early: bool| {
-                        time_pass(n, &mut || {
+                        time_pass(n, round, &mut || {
                             let mut count = 0;
                             for (ia, ta, tb) in &self.coal {
                                 let cp = &mut coal_pairs[*ia];
@@ -494,11 +501,11 @@ mod bench {
             return;
         }
         let (mut rh, mut rb, mut rc, mut rs) = (hh.rows(), hb.rows(), hc.rows(), hs.rows());
-        for _ in 0..rounds {
-            hh.round(&mut coal_pairs, &mut rh);
-            hb.round(&mut coal_pairs, &mut rb);
-            hc.round(&mut coal_pairs, &mut rc);
-            hs.round(&mut coal_pairs, &mut rs);
+        for round in 0..rounds {
+            hh.round(round, &mut coal_pairs, &mut rh);
+            hb.round(round, &mut coal_pairs, &mut rb);
+            hc.round(round, &mut coal_pairs, &mut rc);
+            hs.round(round, &mut coal_pairs, &mut rs);
         }
 
         println!("\nmedian ns per query over {rounds} rounds; ratios: medians of the per-round ours ÷ coal");

@@ -113,12 +113,15 @@ mod criterion_medians;
 mod pair_protocol;
 #[path = "common/parry_bodies.rs"]
 mod parry_bodies;
+#[path = "common/stack_position.rs"]
+mod stack_position;
 use coal_bodies::{coal_convex, coal_tf};
 use criterion_medians::{criterion_dir, median_ns};
 use pair_protocol::{
     ellipsoid_points, pick, polytope_points, pose, rotation, touching, unit_vector, ELLIPSOID_HULL_POINTS, POOL, S_MAX,
 };
 use parry_bodies::{parry_hull, parry_pose, pvec};
+use stack_position::at_stack_position;
 
 /// Random poses per workload (`dist`, `hit`; `pen` uses the penetrating ones).
 const POSES: usize = 500;
@@ -1278,48 +1281,6 @@ fn profile_loop(run: &mut dyn FnMut(), reps: usize) {
     for _ in 0..reps {
         run();
     }
-}
-
-/// Times `run` (seconds) with the stack moved down by `256 · (round mod
-/// 16)` bytes: the rounds of a case visit sixteen stack positions across a
-/// 4 KiB page. A 16- or 32-byte store that straddles a page completes late
-/// on Intel cores, and whether one of a query's stores straddles one
-/// depends on where the caller's stack stands, so at some positions a
-/// cell, ours or coal's, takes up to twice its time, and the ratios of a
-/// run timed at one position depend on where its stack began (the
-/// environment's size moves it). The median over the rounds is a median
-/// over positions, which such outliers do not move.
-#[inline(never)]
-fn at_stack_position(round: usize, run: &mut dyn FnMut()) -> f64 {
-    match round % 16 {
-        0 => below::<0>(run),
-        1 => below::<256>(run),
-        2 => below::<512>(run),
-        3 => below::<768>(run),
-        4 => below::<1024>(run),
-        5 => below::<1280>(run),
-        6 => below::<1536>(run),
-        7 => below::<1792>(run),
-        8 => below::<2048>(run),
-        9 => below::<2304>(run),
-        10 => below::<2560>(run),
-        11 => below::<2816>(run),
-        12 => below::<3072>(run),
-        13 => below::<3328>(run),
-        14 => below::<3584>(run),
-        _ => below::<3840>(run),
-    }
-}
-
-/// Times `run` below a frame of `N` bytes ([`at_stack_position`]), left
-/// uninitialised: nothing writes it, so nothing but the stack moves.
-#[inline(never)]
-fn below<const N: usize>(run: &mut dyn FnMut()) -> f64 {
-    let pad = std::mem::MaybeUninit::<[u8; N]>::uninit();
-    black_box(&pad);
-    let t = std::time::Instant::now();
-    run();
-    t.elapsed().as_secs_f64()
 }
 
 /// (group, function, ns per query) of every case timed in this process, or

@@ -38,8 +38,8 @@ pub const TRAJECTORIES: usize = 16;
 pub const TICKS: usize = 250;
 /// The fastest joint speed drawn (rad/s).
 pub const JOINT_SPEED: f64 = 1.0;
-/// Timing rounds.
-pub const ROUNDS: usize = 11;
+/// Timing rounds: one at each of the sixteen stack positions.
+pub const ROUNDS: usize = 16;
 /// Pairs asked per tick (as in the cold classes).
 pub const PAIRS: usize = 51;
 /// The control period (s).
@@ -349,14 +349,14 @@ pub fn run(bodies: &Bodies<'_>, ticks: &[Tick], coal: &mut [CoalPair<'_>]) {
     let n = ticks.len() * PAIRS;
     // Per query: ours warm, ours cold, coal warm, coal cold (ns per query).
     let mut times: Vec<[Vec<f64>; 4]> = Query::ALL.iter().map(|_| Default::default()).collect();
-    for _ in 0..ROUNDS {
+    for round in 0..ROUNDS {
         for (q, t) in Query::ALL.iter().zip(times.iter_mut()) {
             let mut it = 0;
-            t[0].push(time_pass(n, &mut || ours_pass(bodies, ticks, *q, true, &mut it)));
-            t[1].push(time_pass(n, &mut || ours_pass(bodies, ticks, *q, false, &mut it)));
+            t[0].push(time_pass(n, round, &mut || ours_pass(bodies, ticks, *q, true, &mut it)));
+            t[1].push(time_pass(n, round, &mut || ours_pass(bodies, ticks, *q, false, &mut it)));
             if !coal.is_empty() {
-                t[2].push(time_pass(n, &mut || coal_pass(coal, &order, ticks, *q, true)));
-                t[3].push(time_pass(n, &mut || coal_pass(coal, &order, ticks, *q, false)));
+                t[2].push(time_pass(n, round, &mut || coal_pass(coal, &order, ticks, *q, true)));
+                t[3].push(time_pass(n, round, &mut || coal_pass(coal, &order, ticks, *q, false)));
             }
         }
     }
