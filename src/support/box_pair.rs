@@ -79,7 +79,10 @@ pub(crate) enum ForGjk<R: Real> {
 }
 
 /// Two boxes' answer for GJK's distance and intersection queries, in closed
-/// form: apart, their separation, as [`box_contact`] finds it; overlapping,
+/// form: apart by more than `exit_above` along an axis (the intersection
+/// test's early exit; `R::INFINITY` for the distance), that axis's
+/// separation ([`Boxes::across`]); apart, their separation, as
+/// [`box_contact`] finds it; overlapping,
 /// or touching within rounding, a tetrahedron of CSO points around the
 /// origin ([`Boxes::enclosing`]); within the tolerance of touching, where
 /// neither is certified, a point of each box, or at a tolerance finer than
@@ -87,9 +90,23 @@ pub(crate) enum ForGjk<R: Real> {
 /// where the answer is left open (bounds apart by more than the tolerance,
 /// no point of both boxes found), when the pair is not two boxes, or when
 /// anything is not finite: GJK decides.
-pub(crate) fn box_gjk<R: Real>(a: &CorePrimitive<R>, b: &CorePrimitive<R>, tolerance: R) -> Option<ForGjk<R>> {
+pub(crate) fn box_gjk<R: Real>(
+    a: &CorePrimitive<R>,
+    b: &CorePrimitive<R>,
+    tolerance: R,
+    exit_above: R,
+) -> Option<ForGjk<R>> {
     let boxes = Boxes::of(a, b)?;
     let axes = boxes.axes()?;
+    // GJK's early exit: a lower bound above `exit_above` and the rounding
+    // ends the intersection test, and the axes give one without the
+    // closest features.
+    let gap = axes.gap_lower();
+    if gap > exit_above && gap > axes.rounding {
+        if let Some(s) = boxes.across(&axes) {
+            return Some(ForGjk::Apart(s));
+        }
+    }
     // Overlapping, or touching within rounding: GJK's answer is then a
     // simplex around the origin too ("intersecting or touching within the
     // tolerance").
@@ -411,6 +428,33 @@ impl<'p, R: Real> Boxes<'p, R> {
         let (pa, pb) = self.facing_points(&n, axes.overlap, max(tolerance * scale, rounding))?;
         // `pb` is within the tolerance of B: its point there is a point of B.
         certified(pa, point_in_box(&pb, self.cb, self.rb, self.hb), lower, axes, tolerance)
+    }
+
+    /// Boxes apart along the best axis by a gap above the rounding: that
+    /// gap below, and above the distance of the corners that face each
+    /// other across it (A's farthest along the axis, B's farthest against
+    /// it), with those corners as the witness. `None` where their distance
+    /// is not a normal, finite number.
+    fn across(&self, axes: &BoxAxes<R>) -> Option<Separation<R>> {
+        let n = axes.normal;
+        let corner = |c: &Vec3<R>, r: &Mat3<R>, h: &Vec3<R>, dir: Vec3<R>| {
+            let local = r.tr_mul(&dir);
+            let signed = |x: R, hx: R| if x < R::ZERO { -hx } else { hx };
+            c + r * Vec3::new(signed(local.x, h.x), signed(local.y, h.y), signed(local.z, h.z))
+        };
+        let pa = corner(self.ca, self.ra, self.ha, n);
+        let pb = corner(self.cb, self.rb, self.hb, -n);
+        let d = pb - pa;
+        let squared = d.dot(&d);
+        if !(squared >= R::MIN_POSITIVE && squared <= R::MAX) {
+            return None;
+        }
+        let distance = Real::sqrt(squared);
+        Some(Separation {
+            distance,
+            bounds: Bounds { lower: min(axes.gap_lower(), distance), upper: distance + axes.rounding },
+            witness: Witness { point_a: Pt3::from(pa), point_b: Pt3::from(pb), normal: d * (R::ONE / distance) },
+        })
     }
 
     /// Boxes apart along the best axis: their distance, certified, where

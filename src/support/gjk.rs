@@ -226,15 +226,18 @@ where
 /// `d` and point `w`; the first query's, along the warm start's direction
 /// or the centres' offset, included). A [`GjkOutcome::Separated`]
 /// answer then carries valid bounds (`lower > 0`) but its `distance` is only
-/// the upper bound reached, not the converged distance (on closed-form pairs,
-/// see [`distance`], it is the distance itself).
+/// the upper bound reached, not the converged distance (on the
+/// closed-form pairs of [`distance`] other than boxes, it is the distance
+/// itself).
 ///
 /// For the yes/no alone, [`distance_below`] at threshold 0 decides the same
 /// question with less work where the bodies overlap: its answer is bounds,
 /// where this one is the simplex [`super::epa`] starts from (on
 /// sphere-swept bodies whose cores are apart, a point of both bodies).
-/// Two boxes are answered in closed form as in [`distance`]: apart, with
-/// the converged distance.
+/// Two boxes are answered by their separating axes: apart along one, with
+/// its gap as the lower bound and the distance of the corners facing each
+/// other across it as the upper bound and the witness; overlapping, with
+/// four points around the origin, as in [`distance`].
 ///
 /// ```
 /// use narrowphase::prelude::*;
@@ -317,7 +320,7 @@ where
             OnCores::Bodies => {}
         }
     } else {
-        match boxes(a, b, budget, cache) {
+        match boxes(a, b, budget, cache, exit_above) {
             Some(ForGjk::Apart(s)) => return separated_at(s, &origin.coords),
             Some(ForGjk::Overlapping(e)) => return GjkOutcome::Penetrating(e.simplex(&origin.coords)),
             Some(ForGjk::Touching { a, b, .. }) => return GjkOutcome::Penetrating(one_point(a, b, &origin.coords)),
@@ -1186,7 +1189,7 @@ where
     // seeds are directions, which give points of the bodies too.
     let entry = (cache.direction, cache.hint_a, cache.hint_b, cache.iterations);
     let scale = |s: &Separation<R>| max(max(max_abs(&s.witness.point_a.coords), max_abs(&s.witness.point_b.coords)), m);
-    let cores = match boxes(&Core(a), &Core(b), budget, cache) {
+    let cores = match boxes(&Core(a), &Core(b), budget, cache, exit_above) {
         Some(ForGjk::Apart(s)) => {
             let scale = scale(&s);
             Some((s, scale))
@@ -1226,20 +1229,21 @@ where
 }
 
 /// Two boxes in closed form ([`box_pair::box_gjk`]): apart, their
-/// separation; overlapping, a tetrahedron of CSO points around the origin.
+/// separation (an axis's bounds alone where its gap is above `exit_above`);
+/// overlapping, a tetrahedron of CSO points around the origin.
 /// The cache then records one iteration and the direction GJK would keep
 /// (`a − b` of the closest points; `−normal` on an overlap, where the
 /// bodies will separate). `None` for any other pair, an invalid budget or
 /// one of no iterations, or where the closed form leaves the answer open.
 #[inline]
-fn boxes<R, A, B>(a: &A, b: &B, budget: &Budget<R>, cache: &mut GjkWarmStart<R>) -> Option<ForGjk<R>>
+fn boxes<R, A, B>(a: &A, b: &B, budget: &Budget<R>, cache: &mut GjkWarmStart<R>, exit_above: R) -> Option<ForGjk<R>>
 where
     R: Real,
     A: SupportMap<R> + ?Sized,
     B: SupportMap<R> + ?Sized,
 {
     let (pa, pb) = core_primitives(a, b, budget)?;
-    let answer = box_pair::box_gjk(&pa, &pb, budget.tolerance)?;
+    let answer = box_pair::box_gjk(&pa, &pb, budget.tolerance, exit_above)?;
     cache.direction = match &answer {
         ForGjk::Apart(s) => s.witness.point_a - s.witness.point_b,
         ForGjk::Overlapping(e) => -e.normal,

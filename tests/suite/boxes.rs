@@ -424,7 +424,8 @@ fn assert_encloses_origin<R: narrowphase::math::Real>(
 /// separating axes, against plain GJK on the same boxes seen through their
 /// support functions (at 1e-12): the same verdict on every pair; apart,
 /// the distance of the brute-force features to 1e-9 with both witnesses
-/// on their boxes; overlapping, four CSO points around the origin (each
+/// on their boxes (the intersection test: bounds that hold it, witnesses
+/// on the boxes); overlapping, four CSO points around the origin (each
 /// a point of A less a point of B, nonnegative weights, `Σ λ w = 0`, a
 /// tetrahedron of volume) from which EPA finds the depth that plain GJK's
 /// simplex gives it and that `contact` answers. 99 % of the pairs in one
@@ -512,6 +513,17 @@ fn gjk_agrees_with_plain_gjk(a: &Block, b: &Block, case: usize) -> Option<(bool,
             assert!(((w.point_a - w.point_b) - w.normal * p.depth).norm() <= 1e-9, "case {case}: {w:?}");
         }
         GjkOutcome::Undetermined { .. } => unreachable!(),
+    }
+    // The intersection test stops at a separating axis: bounds that hold
+    // the brute-force distance, the upper one attained by a corner of each
+    // box.
+    if let GjkOutcome::Separated(s) = hit {
+        let truth = core_distance(a, b);
+        assert!(s.bounds.lower > 0.0 && s.bounds.lower <= truth + 1e-12, "case {case}: {s:?} against {truth}");
+        assert!(truth <= s.bounds.upper + 1e-12 && s.distance <= s.bounds.upper, "case {case}: {s:?} against {truth}");
+        let w = &s.witness;
+        assert!(a.point_distance(&w.point_a) <= 1e-12 && b.point_distance(&w.point_b) <= 1e-12, "case {case}: {w:?}");
+        assert!(((w.point_b - w.point_a) - w.normal * s.distance).norm() <= 1e-12, "case {case}: {w:?}");
     }
     // f32: the same verdict where the pair is not within f32 rounding
     // of touching, the same enclosure to f32 rounding; touching within
@@ -723,7 +735,8 @@ fn gjk_on_touching_boxes_answers_contact_in_one_step() {
 /// Rounded boxes: `gjk::distance` measures the cores by their separating
 /// axes and applies the margins, against plain GJK on the cores seen
 /// through their support functions (at 1e-12): apart by more than the
-/// margins, the distance `d(cores) − m` to 1e-9; cores overlapping, four
+/// margins, the distance `d(cores) − m` to 1e-9 (the intersection test:
+/// bounds that hold it, witnesses in the bodies); cores overlapping, four
 /// CSO points of the cores around the origin (the bodies' points too), in
 /// one step for 99 % of them, from which EPA finds the depth `contact`
 /// answers.
@@ -751,6 +764,16 @@ fn gjk_on_rounded_boxes_measures_the_cores() {
                     s.distance,
                     c.distance - m
                 );
+                // The intersection test: apart, with bounds that hold the
+                // bodies' distance and witnesses in the bodies.
+                let hit = gjk::intersect(&*ba, &*bb, &Budget::default(), &mut GjkWarmStart::default());
+                let GjkOutcome::Separated(h) = hit else { panic!("case {case}: {hit:?}") };
+                let truth = c.distance - m;
+                assert!(h.bounds.lower > 0.0 && h.bounds.lower <= truth + 1e-9, "case {case}: {h:?} against {truth}");
+                assert!(truth <= h.bounds.upper + 1e-9, "case {case}: {h:?} against {truth}");
+                let w = &h.witness;
+                let (da, db) = (core_a.point_distance(&w.point_a), core_b.point_distance(&w.point_b));
+                assert!(da <= a.rounding + 1e-9 && db <= b.rounding + 1e-9, "case {case}: {w:?}");
                 apart += 1;
             }
             GjkOutcome::Penetrating(_) => {
