@@ -8,7 +8,8 @@
 //!   sphere, axes scaled 3:2:1; pairs drawn from a pool of [`POOL`] hulls.
 //! - `box`, `capsule`, `sphere_box` (a ball against a box), `cyl_cone` (a
 //!   cylinder against a cone), `cylinder` (two cylinders), `sphere_cyl` (a
-//!   ball against a cylinder), `ellipsoid`.
+//!   ball against a cylinder), `ellipsoid`, `sphere` (two balls) and
+//!   `sphere_capsule` (a ball against a capsule).
 //!   parry has no ellipsoid: its column there is a convex hull of
 //!   [`ELLIPSOID_HULL_POINTS`] surface points (different geometry and cost; not
 //!   a like-for-like ratio).
@@ -1621,6 +1622,17 @@ fn main() {
     if wanted("sphere_box") {
         let spec = Spec { closed_form: true, ..primitive("sphere_box", sphere(), cuboid(), true, false) };
         run(&mut c, &mut reg, &mode, spec, 26);
+    }
+    // Two balls, and a ball against a capsule (a URDF's collision spheres
+    // against each other and against a limb): closed forms in all three
+    // libraries.
+    if wanted("sphere") {
+        let spec = Spec { closed_form: true, ..primitive("sphere", sphere(), sphere(), true, false) };
+        run(&mut c, &mut reg, &mode, spec, 29);
+    }
+    if wanted("sphere_capsule") {
+        let spec = Spec { closed_form: true, ..primitive("sphere_capsule", sphere(), capsule(), true, false) };
+        run(&mut c, &mut reg, &mode, spec, 30);
     }
 
     let cylinder = || {
