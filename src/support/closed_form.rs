@@ -275,7 +275,7 @@ fn segment_near_box<R: Real>(a: &Vec3<R>, b: &Vec3<R>, half: &Vec3<R>) -> R {
 /// segment a point, whose clamped parameter is 0, without the chain
 /// through that parameter which [`segments`] needs for two segments (the
 /// interior solution's determinant and division, then `t` from it): on a
-/// ball against a capsule it was most of the query's latency.
+/// ball against a capsule it took about a third of the query's time.
 #[inline(always)]
 fn toward_segment<R: Real>(p: &Vec3<R>, q0: &Vec3<R>, q1: &Vec3<R>) -> (Vec3<R>, Vec3<R>) {
     let w = q1 - q0;
