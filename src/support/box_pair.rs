@@ -8,7 +8,7 @@
 use super::closed_form::{clamp_to_box, point_in_box, segments};
 use super::separating_axes::{box_axes, BoxAxes};
 use super::simplex::Simplex;
-use crate::math::{max, max_abs, min, norm, Mat3, Pt3, Real, Vec3};
+use crate::math::{max, max_abs, min, norm, sgn, Mat3, Pt3, Real, Vec3};
 use crate::query::{Bounds, Penetration, Proximity, Separation, Witness};
 use crate::shape::{CorePrimitive, CsoPoint};
 
@@ -103,7 +103,7 @@ pub(crate) fn box_gjk<R: Real>(
     // closest features.
     let gap = axes.gap_lower();
     if gap > exit_above && gap > axes.rounding {
-        if let Some(s) = boxes.across(&axes) {
+        if let Some(s) = boxes.across(&axes, gap) {
             return Some(ForGjk::Apart(s));
         }
     }
@@ -430,20 +430,18 @@ impl<'p, R: Real> Boxes<'p, R> {
         certified(pa, point_in_box(&pb, self.cb, self.rb, self.hb), lower, axes, tolerance)
     }
 
-    /// Boxes apart along the best axis by a gap above the rounding: that
-    /// gap below, and above the distance of the corners that face each
-    /// other across it (A's farthest along the axis, B's farthest against
-    /// it), with those corners as the witness. `None` where their distance
-    /// is not a normal, finite number.
-    fn across(&self, axes: &BoxAxes<R>) -> Option<Separation<R>> {
+    /// Boxes apart along the best axis by `gap` (its certified gap, above
+    /// the rounding): that gap below, and above the distance of the
+    /// corners that face each other across it (A's farthest along the
+    /// axis, B's farthest against it: each box's support point), with
+    /// those corners as the witness. `None` where their distance is not a
+    /// normal, finite number. The corners, not [`feature`]'s points: its
+    /// flatness test cost the intersection test 5 % on random poses.
+    fn across(&self, axes: &BoxAxes<R>, gap: R) -> Option<Separation<R>> {
+        let corner =
+            |c: &Vec3<R>, r: &Mat3<R>, h: &Vec3<R>, dir: &Vec3<R>| c + r * r.tr_mul(dir).map(sgn).component_mul(h);
         let n = axes.normal;
-        let corner = |c: &Vec3<R>, r: &Mat3<R>, h: &Vec3<R>, dir: Vec3<R>| {
-            let local = r.tr_mul(&dir);
-            let signed = |x: R, hx: R| if x < R::ZERO { -hx } else { hx };
-            c + r * Vec3::new(signed(local.x, h.x), signed(local.y, h.y), signed(local.z, h.z))
-        };
-        let pa = corner(self.ca, self.ra, self.ha, n);
-        let pb = corner(self.cb, self.rb, self.hb, -n);
+        let (pa, pb) = (corner(self.ca, self.ra, self.ha, &n), corner(self.cb, self.rb, self.hb, &-n));
         let d = pb - pa;
         let squared = d.dot(&d);
         if !(squared >= R::MIN_POSITIVE && squared <= R::MAX) {
@@ -452,7 +450,7 @@ impl<'p, R: Real> Boxes<'p, R> {
         let distance = Real::sqrt(squared);
         Some(Separation {
             distance,
-            bounds: Bounds { lower: min(axes.gap_lower(), distance), upper: distance + axes.rounding },
+            bounds: Bounds { lower: min(gap, distance), upper: distance + axes.rounding },
             witness: Witness { point_a: Pt3::from(pa), point_b: Pt3::from(pb), normal: d * (R::ONE / distance) },
         })
     }

@@ -280,11 +280,26 @@ fn segment_near_box<R: Real>(a: &Vec3<R>, b: &Vec3<R>, half: &Vec3<R>) -> R {
 fn toward_segment<R: Real>(p: &Vec3<R>, q0: &Vec3<R>, q1: &Vec3<R>) -> (Vec3<R>, Vec3<R>) {
     let w = q1 - q0;
     let r = p - q0;
-    let ww = w.dot(&w);
-    let inv_ww = if ww > R::ZERO { R::ONE / ww } else { R::ZERO };
-    // NaN goes to 0, as in `segments`.
-    let t = max(R::ZERO, min(w.dot(&r) * inv_ww, R::ONE));
+    let t = unit_interval(w.dot(&r) * reciprocal_or_zero(w.dot(&w)));
     (w * t, r)
+}
+
+/// `x` clamped to [0, 1]; NaN goes to 0 (`min` keeps its NaN first
+/// argument, `max` then 0): a segment parameter.
+#[inline(always)]
+fn unit_interval<R: Real>(x: R) -> R {
+    max(R::ZERO, min(x, R::ONE))
+}
+
+/// `1/x` for a positive `x`, else 0: a segment's squared length, 0 for a
+/// point, whose parameter then stays 0.
+#[inline(always)]
+fn reciprocal_or_zero<R: Real>(x: R) -> R {
+    if x > R::ZERO {
+        R::ONE / x
+    } else {
+        R::ZERO
+    }
 }
 
 /// Closest points of segments `[p0, p1]` and `[q0, q1]` (either may be a
@@ -307,14 +322,12 @@ pub(super) fn segments<R: Real>(p0: &Vec3<R>, p1: &Vec3<R>, q0: &Vec3<R>, q1: &V
     let r = p0 - q0;
     let (uu, ww, uw) = (u.dot(&u), w.dot(&w), u.dot(&w));
     let (ur, wr) = (u.dot(&r), w.dot(&r));
-    // NaN goes to 0 (`min` keeps its NaN first argument, `max` then 0).
-    let clamp = |x: R| max(R::ZERO, min(x, R::ONE));
+    let clamp = unit_interval::<R>;
     // The three divisions are independent of each other: taken first, as
     // reciprocals, they overlap in the divider instead of queueing along
     // the chain s₀ → t → s. Any s, t in [0, 1] give points of the
     // segments; the caller's certificate does not rest on their rounding.
-    let inv = |x: R| if x > R::ZERO { R::ONE / x } else { R::ZERO };
-    let (inv_uu, inv_ww) = (inv(uu), inv(ww));
+    let (inv_uu, inv_ww) = (reciprocal_or_zero(uu), reciprocal_or_zero(ww));
     let det = uu * ww - uw * uw;
     // Parallel (or a point): any s will do; take A's start and B's best.
     let inv_det = if det > R::EPSILON * uu * ww { R::ONE / det } else { R::ZERO };
