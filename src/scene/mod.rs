@@ -19,7 +19,8 @@
 //! ([`clearance`](crate::support::contact::clearance)) stops as soon as
 //! GJK's certified bounds put the pair on one side of its margin; only
 //! pairs inside are measured ([`contact_with`](crate::support::contact::contact_with),
-//! with the scene's one EPA workspace). Each pair keeps its GJK warm start
+//! with the scene's one EPA workspace), and a pair measured on the last
+//! tick is measured again at once. Each pair keeps its GJK warm start
 //! from tick to tick. A pair the budget did not reach is undetermined,
 //! never clear. [`derivative`] turns a measured pair into the gradient of
 //! its signed distance with respect to the bodies' twists and the joints.

@@ -153,13 +153,18 @@ impl<R: Real, const BODIES: usize, const PAIRS: usize, const EPA_V: usize, const
     /// 3. no budget left: [`PairUndetermined::NotReached`];
     /// 4. the threshold query ([`clearance`]) on the pair, warm-started
     ///    from the pair's own cache (dropped when a body jumped): clear
-    ///    when certified, undetermined when not decided;
+    ///    when certified, undetermined when not decided. Skipped for a
+    ///    pair measured last tick ([`PairOutcome::measured`]) whose bodies
+    ///    did not jump, when the budget left pays for the measurement:
+    ///    such a pair is most likely within its threshold again, and goes
+    ///    straight to it;
     /// 5. within the threshold: [`PairQuery::Clearance`] answers
     ///    [`PairOutcome::WithinMargin`] with bounds; the other modes run
     ///    [`contact_with`](crate::support::contact::contact_with) with the
     ///    scene's shared EPA workspace, capped at a third of the budget left
     ///    (GJK takes at most the cap, EPA twice it), and classify the
-    ///    measurement by its certified bounds.
+    ///    measurement by its certified bounds (clear, near or within the
+    ///    margin, whatever the threshold query said or would have said).
     ///
     /// Returns the counts; the answers are in [`pairs`](Self::pairs).
     ///
@@ -301,25 +306,42 @@ fn run_pair<R: Real, const V: usize, const F: usize>(
     }
     let (pa, pb) = (a.placed(), b.placed());
     let cap = |n: u32| Budget::new(per_pair.max_iterations.min(n), per_pair.tolerance);
-    let decided = clearance(pa, pb, threshold, &cap(remaining), &mut pair.cache);
-    let mut used = pair.cache.iterations;
-    pair.outcome = match decided {
-        Threshold::Clear { bounds } => PairOutcome::Clear { lower_bound: bounds.lower },
-        Threshold::Undetermined { reason, bounds } => undecided(PairUndetermined::Query(reason), bounds),
-        Threshold::Within { bounds } if pair.settings.query == PairQuery::Clearance => {
-            PairOutcome::WithinMargin { bounds, measured: None }
-        }
-        Threshold::Within { bounds } => {
-            let left = remaining.saturating_sub(used) / 3;
-            if left == 0 {
-                undecided(PairUndetermined::NotReached, bounds)
-            } else {
-                let mut epa_used = 0;
-                let answer = contact_counted(pa, pb, &cap(left), &mut pair.cache, epa, &mut epa_used);
-                used += pair.cache.iterations + epa_used;
-                classify(answer, margin, threshold)
+    // A pair measured inside its threshold last tick, neither body having
+    // jumped, is most likely inside it again: its threshold query would
+    // only say so before the measurement, a second query on the pair. It
+    // is measured at once, and the measurement's certified bounds classify
+    // it, clear included. Where the budget left cannot pay for the
+    // measurement, the threshold query still bounds the pair.
+    let measure_at_once = pair.outcome.measured().is_some()
+        && !(a.jumped || b.jumped)
+        && pair.settings.query != PairQuery::Clearance
+        && remaining / 3 > 0;
+    let (within, mut used) = if measure_at_once {
+        (Bounds::unknown(), 0)
+    } else {
+        let decided = clearance(pa, pb, threshold, &cap(remaining), &mut pair.cache);
+        let used = pair.cache.iterations;
+        match decided {
+            Threshold::Within { bounds } if pair.settings.query != PairQuery::Clearance => (bounds, used),
+            decided => {
+                pair.outcome = match decided {
+                    Threshold::Clear { bounds } => PairOutcome::Clear { lower_bound: bounds.lower },
+                    Threshold::Within { bounds } => PairOutcome::WithinMargin { bounds, measured: None },
+                    Threshold::Undetermined { reason, bounds } => undecided(PairUndetermined::Query(reason), bounds),
+                };
+                pair.iterations = used;
+                return used;
             }
         }
+    };
+    let left = remaining.saturating_sub(used) / 3;
+    pair.outcome = if left == 0 {
+        undecided(PairUndetermined::NotReached, within)
+    } else {
+        let mut epa_used = 0;
+        let answer = contact_counted(pa, pb, &cap(left), &mut pair.cache, epa, &mut epa_used);
+        used += pair.cache.iterations + epa_used;
+        classify(answer, margin, threshold)
     };
     pair.iterations = used;
     used

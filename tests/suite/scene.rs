@@ -456,6 +456,76 @@ fn scene_outcomes_match_the_point_cylinder_distance_for_balls_and_a_cylinder() {
     assert!(clear > 300 && within > 300 && inside > 100, "clear {clear} within {within} inside {inside}");
 }
 
+/// Two capsules walked apart across their margin and bound and back, one
+/// tick per step: a pair measured on one tick is measured again at once on
+/// the next, so every tick's outcome is checked against the segment
+/// distance as the pair enters and leaves each band (clear beyond the
+/// bound with a lower bound below the distance, near between margin and
+/// bound, within the margin below it). Ticking the same poses again gives
+/// the same outcome with no more work, and a measurement after a
+/// measurement takes fewer iterations than one after a clear tick (no
+/// threshold query before it).
+#[test]
+fn scene_pair_walked_across_its_margin_and_bound_matches_the_segment_distance() {
+    let (half, r, margin, bound) = (0.3, 0.05, 0.05, 0.2);
+    let mut scene = Scene::<f64, 2, 1>::new();
+    for _ in 0..2 {
+        scene.add_body(&BodyDesc::root(ShapeDesc::capsule(half, r))).unwrap();
+    }
+    scene.enable_pair(0, 1, &PairSettings::new(margin, PairQuery::DistanceUpTo(bound))).unwrap();
+    let tilt = Rotation3::from_axis_angle(&Vector3::y_axis(), 0.4);
+    let a = Pose::from_parts(Translation3::new(0.1, -0.2, 0.3), Rotation3::from_axis_angle(&Vector3::x_axis(), 0.3));
+    scene.set_pose(0, &a).unwrap();
+    let steps: Vec<f64> = (0..=60).chain((0..60).rev()).map(|k| -0.05 + 0.01 * f64::from(k)).collect();
+    let (mut bands, mut previous) = ([0usize; 3], None);
+    let (mut after_clear, mut after_measured) = (vec![], vec![]);
+    for x in steps {
+        let b = Pose::from_parts(Translation3::new(0.1 + 2.0 * r + x, -0.2, 0.3), tilt);
+        scene.set_pose(1, &b).unwrap();
+        let d = capsule_distance(&cap_of(&a, half, r), &cap_of(&b, half, r));
+        let mut outcomes = [None; 2];
+        for slot in &mut outcomes {
+            let summary = scene.tick(&TickBudget::new(1000));
+            assert_eq!(summary.undetermined, 0);
+            let pair = scene.pairs()[0];
+            let band = match pair.outcome {
+                PairOutcome::Clear { lower_bound } => {
+                    assert!(
+                        d > bound && lower_bound > bound && lower_bound <= d + 1e-12,
+                        "clear at {d}: {lower_bound}"
+                    );
+                    0
+                }
+                PairOutcome::Near(m) => {
+                    assert!(d >= margin - 1e-9 && d <= bound + 1e-9, "near at {d}");
+                    assert!((m.signed_distance - d).abs() < 1e-9, "{} vs {d}", m.signed_distance);
+                    1
+                }
+                PairOutcome::WithinMargin { measured: Some(m), .. } => {
+                    assert!(d <= margin + 1e-9, "within the margin at {d}");
+                    assert!((m.signed_distance - d).abs() < 1e-9, "{} vs {d}", m.signed_distance);
+                    2
+                }
+                other => panic!("{other:?} at {d}"),
+            };
+            *slot = Some((band, pair.iterations));
+        }
+        let [Some((band, first)), Some((band_again, second))] = outcomes else { unreachable!() };
+        assert_eq!(band, band_again, "at {d}");
+        assert!(second <= first, "at {d}: {second} iterations again, {first} the first time");
+        // A measured tick after a measured one skips the threshold query.
+        if band > 0 {
+            let after = if previous.is_some_and(|p| p > 0) { &mut after_measured } else { &mut after_clear };
+            after.push(first);
+            after_measured.push(second);
+        }
+        previous = Some(band);
+        bands[band] += 1;
+    }
+    assert!(bands.iter().all(|&n| n > 10), "{bands:?}");
+    assert!(!after_clear.is_empty() && after_measured.iter().max() < after_clear.iter().min());
+}
+
 #[test]
 fn scene_tick_budget_is_never_exceeded_and_unreached_pairs_are_undetermined() {
     let mut rng = ChaCha8Rng::seed_from_u64(6);
