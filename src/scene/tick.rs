@@ -157,7 +157,7 @@ impl<R: Real, const BODIES: usize, const PAIRS: usize, const EPA_V: usize, const
     ///    pair measured last tick ([`PairOutcome::measured`]) whose bodies
     ///    did not jump, when the budget left pays for the measurement:
     ///    such a pair is most likely within its threshold again, and goes
-    ///    straight to it;
+    ///    straight to step 5's measurement;
     /// 5. within the threshold: [`PairQuery::Clearance`] answers
     ///    [`PairOutcome::WithinMargin`] with bounds; the other modes run
     ///    [`contact_with`](crate::support::contact::contact_with) with the
@@ -312,17 +312,16 @@ fn run_pair<R: Real, const V: usize, const F: usize>(
     // is measured at once, and the measurement's certified bounds classify
     // it, clear included. Where the budget left cannot pay for the
     // measurement, the threshold query still bounds the pair.
-    let measure_at_once = pair.outcome.measured().is_some()
-        && !(a.jumped || b.jumped)
-        && pair.settings.query != PairQuery::Clearance
-        && remaining / 3 > 0;
+    let measures = pair.settings.query != PairQuery::Clearance;
+    let measure_at_once = measures && pair.outcome.measured().is_some() && !(a.jumped || b.jumped) && remaining / 3 > 0;
     let (within, mut used) = if measure_at_once {
+        // Never reported: the budget left pays for the measurement.
         (Bounds::unknown(), 0)
     } else {
         let decided = clearance(pa, pb, threshold, &cap(remaining), &mut pair.cache);
         let used = pair.cache.iterations;
         match decided {
-            Threshold::Within { bounds } if pair.settings.query != PairQuery::Clearance => (bounds, used),
+            Threshold::Within { bounds } if measures => (bounds, used),
             decided => {
                 pair.outcome = match decided {
                     Threshold::Clear { bounds } => PairOutcome::Clear { lower_bound: bounds.lower },
